@@ -1,0 +1,293 @@
+//! ABI v1: the `#[repr(C)]` table a plugin library exports, and the glue that implements it over
+//! the safe [`Plugin`] trait.
+//!
+//! A library exports one symbol, [`ENTRY_SYMBOL`], a function returning a pointer to a static
+//! [`PluginTableV1`]. Structured values cross as UTF-8 JSON; a buffer is freed by the side that
+//! allocated it ([`PluginTableV1::buffer_free`] for buffers the plugin returns). Output lines cross
+//! as raw byte slices, the hot path. Every function catches panics: a panic becomes an error value
+//! and the host process lives on.
+//!
+//! Plugin authors never touch this module: `export_plugin!(MyPlugin)` does it all.
+
+use crate::plugin::{Parser, Plugin};
+use crate::types::{Line, ParseContext, PlanRequest, RunEnd, Stream};
+use std::any::Any;
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
+
+/// The version of the table layout below. A host refuses any other.
+pub const ABI_VERSION: u32 = 1;
+
+/// The exported symbol's name, NUL-terminated for `dlsym`.
+pub const ENTRY_SYMBOL: &[u8] = b"buildvise_plugin_v1\0";
+
+/// The signature of [`ENTRY_SYMBOL`].
+pub type EntryFn = unsafe extern "C" fn() -> *const PluginTableV1;
+
+/// Bytes lent for the duration of one call.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RawSlice {
+    pub ptr: *const u8,
+    pub len: usize,
+}
+
+impl RawSlice {
+    pub fn new(bytes: &[u8]) -> Self {
+        RawSlice { ptr: bytes.as_ptr(), len: bytes.len() }
+    }
+
+    /// # Safety
+    /// `ptr` must point to `len` readable bytes that outlive `'a`.
+    pub unsafe fn as_bytes<'a>(self) -> &'a [u8] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: the caller guarantees the pointer and length.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+}
+
+/// A buffer allocated by the plugin, given to the host, and freed with `buffer_free`.
+#[repr(C)]
+pub struct RawBuf {
+    pub ptr: *mut u8,
+    pub len: usize,
+    pub cap: usize,
+}
+
+impl RawBuf {
+    fn from_vec(bytes: Vec<u8>) -> Self {
+        let mut bytes = std::mem::ManuallyDrop::new(bytes);
+        RawBuf { ptr: bytes.as_mut_ptr(), len: bytes.len(), cap: bytes.capacity() }
+    }
+
+    /// # Safety
+    /// The buffer must be alive (not yet freed).
+    pub unsafe fn as_bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: the plugin built this from a live Vec of `len` bytes.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+}
+
+/// `status` 0: `buf` holds the JSON value; 1: `buf` holds a UTF-8 error message.
+#[repr(C)]
+pub struct RawOutcome {
+    pub status: u32,
+    pub buf: RawBuf,
+}
+
+pub const STATUS_OK: u32 = 0;
+pub const STATUS_ERROR: u32 = 1;
+
+/// Stream tags for `parser_feed`.
+pub const STREAM_STDOUT: u32 = 1;
+pub const STREAM_STDERR: u32 = 2;
+
+/// The function table of ABI v1. New functions are only ever appended, and `struct_size` tells
+/// the host how many there are.
+#[repr(C)]
+pub struct PluginTableV1 {
+    pub abi_version: u32,
+    pub struct_size: u32,
+    /// → JSON [`crate::Manifest`].
+    pub manifest: unsafe extern "C" fn() -> RawOutcome,
+    /// JSON [`PlanRequest`] → JSON [`crate::CommandPlan`], or an error message.
+    pub plan: unsafe extern "C" fn(request: RawSlice) -> RawOutcome,
+    /// JSON [`ParseContext`] → a parser handle in `*out` (status 0, empty buffer).
+    pub parser_new: unsafe extern "C" fn(context: RawSlice, out: *mut *mut c_void) -> RawOutcome,
+    /// Feeds one line. Returns 0, or 1 once the parser has failed (later lines are ignored and
+    /// `parser_finish` reports the failure).
+    pub parser_feed: unsafe extern "C" fn(parser: *mut c_void, stream: u32, number: u64, line: RawSlice) -> u32,
+    /// JSON [`RunEnd`] → JSON [`crate::ParseResult`]. The handle stays valid until `parser_free`.
+    pub parser_finish: unsafe extern "C" fn(parser: *mut c_void, end: RawSlice) -> RawOutcome,
+    pub parser_free: unsafe extern "C" fn(parser: *mut c_void),
+    pub buffer_free: unsafe extern "C" fn(buf: RawBuf),
+}
+
+static PLUGIN: OnceLock<Result<Box<dyn Plugin>, String>> = OnceLock::new();
+
+static TABLE: PluginTableV1 = PluginTableV1 {
+    abi_version: ABI_VERSION,
+    struct_size: size_of::<PluginTableV1>() as u32,
+    manifest: ffi_manifest,
+    plan: ffi_plan,
+    parser_new: ffi_parser_new,
+    parser_feed: ffi_parser_feed,
+    parser_finish: ffi_parser_finish,
+    parser_free: ffi_parser_free,
+    buffer_free: ffi_buffer_free,
+};
+
+/// Called by `export_plugin!`'s entry symbol: builds the plugin once and returns the table.
+#[doc(hidden)]
+pub fn install(make: fn() -> Box<dyn Plugin>) -> *const PluginTableV1 {
+    PLUGIN.get_or_init(|| catch_unwind(make).map_err(|p| format!("plugin constructor panicked: {}", panic_text(&*p))));
+    &TABLE
+}
+
+fn plugin() -> Result<&'static dyn Plugin, String> {
+    match PLUGIN.get() {
+        Some(Ok(plugin)) => Ok(plugin.as_ref()),
+        Some(Err(message)) => Err(message.clone()),
+        None => Err("plugin used before its entry symbol was called".to_string()),
+    }
+}
+
+fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}
+
+fn outcome(result: Result<Vec<u8>, String>) -> RawOutcome {
+    match result {
+        Ok(bytes) => RawOutcome { status: STATUS_OK, buf: RawBuf::from_vec(bytes) },
+        Err(message) => RawOutcome { status: STATUS_ERROR, buf: RawBuf::from_vec(message.into_bytes()) },
+    }
+}
+
+/// Runs `f`, turning a panic into an error value.
+fn guarded(what: &str, f: impl FnOnce() -> Result<Vec<u8>, String>) -> RawOutcome {
+    let result =
+        catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(format!("{what} panicked: {}", panic_text(&*p))));
+    outcome(result)
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(value).map_err(|e| format!("could not encode JSON: {e}"))
+}
+
+fn parse_json<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Result<T, String> {
+    serde_json::from_slice(bytes).map_err(|e| format!("host sent an invalid {what}: {e}"))
+}
+
+unsafe extern "C" fn ffi_manifest() -> RawOutcome {
+    guarded("manifest", || json(&plugin()?.manifest()))
+}
+
+unsafe extern "C" fn ffi_plan(request: RawSlice) -> RawOutcome {
+    // SAFETY: the host lends the request for the duration of this call.
+    let bytes = unsafe { request.as_bytes() };
+    guarded("plan", || {
+        let request: PlanRequest = parse_json(bytes, "plan request")?;
+        json(&plugin()?.plan(&request)?)
+    })
+}
+
+/// What a parser handle points to.
+struct ParserSlot {
+    parser: Option<Box<dyn Parser>>,
+    failure: Option<String>,
+}
+
+unsafe extern "C" fn ffi_parser_new(context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
+    // SAFETY: the host lends the context for the duration of this call.
+    let bytes = unsafe { context.as_bytes() };
+    let mut handle: *mut c_void = std::ptr::null_mut();
+    let result = guarded("parser_new", || {
+        let context: ParseContext = parse_json(bytes, "parse context")?;
+        let parser = plugin()?.parser(&context);
+        handle = Box::into_raw(Box::new(ParserSlot { parser: Some(parser), failure: None })).cast();
+        Ok(Vec::new())
+    });
+    if !out.is_null() {
+        // SAFETY: the host passes a valid out-pointer.
+        unsafe { *out = handle };
+    }
+    result
+}
+
+unsafe extern "C" fn ffi_parser_feed(parser: *mut c_void, stream: u32, number: u64, line: RawSlice) -> u32 {
+    if parser.is_null() {
+        return STATUS_ERROR;
+    }
+    // SAFETY: the handle came from parser_new and has not been freed; the host feeds one parser
+    // from one thread at a time.
+    let slot = unsafe { &mut *parser.cast::<ParserSlot>() };
+    if slot.failure.is_some() {
+        return STATUS_ERROR;
+    }
+    let Some(inner) = slot.parser.as_mut() else {
+        return STATUS_ERROR;
+    };
+    // SAFETY: the host lends the line for the duration of this call.
+    let bytes = unsafe { line.as_bytes() };
+    let stream = if stream == STREAM_STDERR { Stream::Stderr } else { Stream::Stdout };
+    match catch_unwind(AssertUnwindSafe(|| inner.feed(Line { stream, number, bytes }))) {
+        Ok(()) => STATUS_OK,
+        Err(p) => {
+            slot.failure = Some(format!("parser panicked at log line {number}: {}", panic_text(&*p)));
+            slot.parser = None;
+            STATUS_ERROR
+        }
+    }
+}
+
+unsafe extern "C" fn ffi_parser_finish(parser: *mut c_void, end: RawSlice) -> RawOutcome {
+    if parser.is_null() {
+        return outcome(Err("parser_finish got a null parser".to_string()));
+    }
+    // SAFETY: as in ffi_parser_feed.
+    let slot = unsafe { &mut *parser.cast::<ParserSlot>() };
+    // SAFETY: the host lends the end record for the duration of this call.
+    let bytes = unsafe { end.as_bytes() };
+    guarded("parser finish", || {
+        if let Some(failure) = slot.failure.take() {
+            return Err(failure);
+        }
+        let parser = slot.parser.take().ok_or("parser finished twice")?;
+        let end: RunEnd = parse_json(bytes, "run end")?;
+        json(&parser.finish(&end))
+    })
+}
+
+unsafe extern "C" fn ffi_parser_free(parser: *mut c_void) {
+    if parser.is_null() {
+        return;
+    }
+    // SAFETY: the handle came from Box::into_raw in parser_new and is freed once.
+    let slot = unsafe { Box::from_raw(parser.cast::<ParserSlot>()) };
+    // A parser's Drop may panic too; it must not unwind into the host.
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(slot)));
+}
+
+unsafe extern "C" fn ffi_buffer_free(buf: RawBuf) {
+    if buf.ptr.is_null() {
+        return;
+    }
+    // SAFETY: the buffer came from RawBuf::from_vec in this library and is freed once.
+    drop(unsafe { Vec::from_raw_parts(buf.ptr, buf.len, buf.cap) });
+}
+
+/// Exports a [`Plugin`] as a buildvise plugin library. The type must implement `Default`.
+///
+/// ```ignore
+/// #[derive(Default)]
+/// struct MyPlugin;
+/// impl buildvise_plugin_api::Plugin for MyPlugin { /* … */ }
+/// buildvise_plugin_api::export_plugin!(MyPlugin);
+/// ```
+#[macro_export]
+macro_rules! export_plugin {
+    ($plugin:ty) => {
+        /// The buildvise plugin entry point (ABI v1).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn buildvise_plugin_v1() -> *const $crate::abi::PluginTableV1 {
+            fn make() -> ::std::boxed::Box<dyn $crate::Plugin> {
+                ::std::boxed::Box::new(<$plugin as ::std::default::Default>::default())
+            }
+            $crate::abi::install(make)
+        }
+    };
+}

@@ -1,0 +1,25 @@
+//! The contract between the buildvise host and its toolchain plugins.
+//!
+//! A plugin knows one toolchain: which command runs a tool ([`Plugin::plan`]) and what the output
+//! means ([`Parser`]). It implements the two safe traits here and exports them with
+//! [`export_plugin!`]; the crate turns them into the versioned C ABI in [`abi`], catching every
+//! panic at the boundary. The shared types in [`types`] cross as JSON.
+//!
+//! This crate is not the host: it spawns nothing, stores nothing and renders nothing. Beyond the
+//! contract it holds only what every parser needs ([`strip_ansi`], [`relative_to`],
+//! [`split_location`], [`join_test_name`], [`DiagnosticSet`]) so that plugins do not each write
+//! their own.
+
+pub mod abi;
+mod ansi;
+mod collect;
+mod paths;
+mod plugin;
+pub mod testing;
+pub mod types;
+
+pub use ansi::{strip_ansi, strip_ansi_str};
+pub use collect::{DiagnosticSet, join_test_name};
+pub use paths::{is_absolute, relative_to, split_location};
+pub use plugin::{Parser, Plugin};
+pub use types::*;

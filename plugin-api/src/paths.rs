@@ -1,0 +1,80 @@
+//! Paths as agents want them: relative to the run's cwd when they lie under it, `/` separators
+//! kept as printed otherwise.
+
+/// Makes `path` relative to `cwd` when it is absolute and lies under `cwd`; strips a leading
+/// `./`. Windows paths (`C:\src\x.cs`) are compared case-insensitively with `\` as `/`.
+pub fn relative_to(path: &str, cwd: &str) -> String {
+    let path = path.trim();
+    let mut rel = path;
+    while let Some(rest) = rel.strip_prefix("./") {
+        rel = rest;
+    }
+    if !is_absolute(rel) || cwd.is_empty() {
+        return rel.to_string();
+    }
+    let norm = |s: &str| s.replace('\\', "/");
+    let (p, c) = (norm(rel), norm(cwd.trim_end_matches(['/', '\\'])));
+    let windows = is_windows_absolute(&p);
+    let under = if windows {
+        p.len() > c.len() && p[..c.len()].eq_ignore_ascii_case(&c) && p.as_bytes()[c.len()] == b'/'
+    } else {
+        p.len() > c.len() && p.starts_with(&c) && p.as_bytes()[c.len()] == b'/'
+    };
+    if under { p[c.len() + 1..].to_string() } else { rel.to_string() }
+}
+
+/// True for `/x`, `\\server\x` and `C:\x` / `C:/x`.
+pub fn is_absolute(path: &str) -> bool {
+    path.starts_with('/') || path.starts_with("\\\\") || is_windows_absolute(path)
+}
+
+fn is_windows_absolute(path: &str) -> bool {
+    let b = path.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
+}
+
+/// Splits `file:line[:col]` at its end, the way compilers print locations. Returns `None` when the
+/// text does not end in a line number. Windows drive letters stay part of the file.
+pub fn split_location(text: &str) -> Option<(&str, u32, Option<u32>)> {
+    let (head, last) = text.rsplit_once(':')?;
+    let last_num: u32 = last.parse().ok()?;
+    if let Some((file, mid)) = head.rsplit_once(':')
+        && let Ok(line) = mid.parse::<u32>()
+        && !file.is_empty()
+    {
+        return Some((file, line, Some(last_num)));
+    }
+    if head.is_empty() || (head.len() == 1 && head.as_bytes()[0].is_ascii_alphabetic()) {
+        return None;
+    }
+    Some((head, last_num, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_under_cwd_only() {
+        assert_eq!(relative_to("/home/u/p/src/a.rs", "/home/u/p"), "src/a.rs");
+        assert_eq!(relative_to("/home/u/p/src/a.rs", "/home/u/p/"), "src/a.rs");
+        assert_eq!(relative_to("/home/u/px/a.rs", "/home/u/p"), "/home/u/px/a.rs");
+        assert_eq!(relative_to("./src/a.rs", "/home/u/p"), "src/a.rs");
+        assert_eq!(relative_to("src/a.rs", ""), "src/a.rs");
+    }
+
+    #[test]
+    fn relative_windows() {
+        assert_eq!(relative_to(r"C:\Src\App\Program.cs", r"c:\src\app"), "Program.cs");
+        assert_eq!(relative_to(r"D:\x\y.cs", r"C:\x"), r"D:\x\y.cs");
+    }
+
+    #[test]
+    fn splits_locations() {
+        assert_eq!(split_location("src/a.rs:10:5"), Some(("src/a.rs", 10, Some(5))));
+        assert_eq!(split_location("src/a.py:7"), Some(("src/a.py", 7, None)));
+        assert_eq!(split_location(r"C:\a\b.ts:3:4"), Some((r"C:\a\b.ts", 3, Some(4))));
+        assert_eq!(split_location("no location"), None);
+        assert_eq!(split_location("C:5"), None);
+    }
+}

@@ -1,0 +1,28 @@
+//! The safe traits a plugin implements. `export_plugin!` turns them into the C ABI.
+
+use crate::types::{CommandPlan, Line, Manifest, ParseContext, ParseResult, PlanRequest, RunEnd};
+
+/// Knowledge of one toolchain: which command to run for a tool, and what its output means.
+///
+/// A plugin never spawns processes and never touches the run store; the host does both.
+pub trait Plugin: Send + Sync + 'static {
+    /// The plugin's name, version and tools. Called once, when the host loads the library.
+    fn manifest(&self) -> Manifest;
+
+    /// The command for one call. Refuse with a sentence saying what to send instead
+    /// (`no script "lint" in package.json; scripts: build, test`).
+    fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String>;
+
+    /// A fresh parser for one run of `context.tool`.
+    fn parser(&self, context: &ParseContext) -> Box<dyn Parser>;
+}
+
+/// Turns the lines of one run into a [`ParseResult`].
+///
+/// Lines arrive in the order they were printed, each tagged with its stream. When the host parses
+/// saved logs with the streams apart (`buildvise parse --stdout F --stderr G`), it feeds all of
+/// stdout and then all of stderr, so a parser must not depend on the two streams interleaving.
+pub trait Parser: Send {
+    fn feed(&mut self, line: Line<'_>);
+    fn finish(self: Box<Self>, end: &RunEnd) -> ParseResult;
+}
