@@ -108,6 +108,8 @@ pub struct PluginTableV1 {
     /// JSON [`RunEnd`] → JSON [`crate::ParseResult`]. The handle stays valid until `parser_free`.
     pub parser_finish: unsafe extern "C" fn(parser: *mut c_void, end: RawSlice) -> RawOutcome,
     pub parser_free: unsafe extern "C" fn(parser: *mut c_void),
+    /// → JSON [`crate::Progress`] of a parser still being fed.
+    pub parser_progress: unsafe extern "C" fn(parser: *mut c_void) -> RawOutcome,
     pub buffer_free: unsafe extern "C" fn(buf: RawBuf),
 }
 
@@ -122,6 +124,7 @@ static TABLE: PluginTableV1 = PluginTableV1 {
     parser_feed: ffi_parser_feed,
     parser_finish: ffi_parser_finish,
     parser_free: ffi_parser_free,
+    parser_progress: ffi_parser_progress,
     buffer_free: ffi_buffer_free,
 };
 
@@ -249,6 +252,18 @@ unsafe extern "C" fn ffi_parser_finish(parser: *mut c_void, end: RawSlice) -> Ra
         let parser = slot.parser.take().ok_or("parser finished twice")?;
         let end: RunEnd = parse_json(bytes, "run end")?;
         json(&parser.finish(&end))
+    })
+}
+
+unsafe extern "C" fn ffi_parser_progress(parser: *mut c_void) -> RawOutcome {
+    if parser.is_null() {
+        return outcome(Err("parser_progress got a null parser".to_string()));
+    }
+    // SAFETY: as in ffi_parser_feed.
+    let slot = unsafe { &*parser.cast::<ParserSlot>() };
+    guarded("parser progress", || match &slot.parser {
+        Some(parser) => json(&parser.progress()),
+        None => Err(slot.failure.clone().unwrap_or_else(|| "parser already finished".to_string())),
     })
 }
 

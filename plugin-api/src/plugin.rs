@@ -1,6 +1,6 @@
 //! The safe traits a plugin implements. `export_plugin!` turns them into the C ABI.
 
-use crate::types::{CommandPlan, Line, Manifest, ParseContext, ParseResult, PlanRequest, RunEnd};
+use crate::types::{CommandPlan, Line, Manifest, ParseContext, ParseResult, PlanRequest, Progress, RunEnd};
 
 /// Knowledge of one toolchain: which command to run for a tool, and what its output means.
 ///
@@ -25,4 +25,10 @@ pub trait Plugin: Send + Sync + 'static {
 pub trait Parser: Send {
     fn feed(&mut self, line: Line<'_>);
     fn finish(self: Box<Self>, end: &RunEnd) -> ParseResult;
+
+    /// Counts so far, for progress notifications while the run goes on. The host calls it between
+    /// two feeds, about twice a second; the default reports nothing and the host shows line counts.
+    fn progress(&self) -> Progress {
+        Progress::default()
+    }
 }

@@ -245,3 +245,19 @@ pub struct ParseResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_tests: Vec<String>,
 }
+
+/// What a parser has seen so far of a run that is still going.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    #[serde(default)]
+    pub errors: u64,
+    #[serde(default)]
+    pub warnings: u64,
+    /// Tests finished so far.
+    #[serde(default)]
+    pub tests: u64,
+    /// What the tool is doing now, in a few words (`Compiling serde v1.0.200`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity: Option<String>,
+}

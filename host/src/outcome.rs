@@ -1,0 +1,68 @@
+//! What a run came to: the plugin's [`ParseResult`] with `success` decided, stored as
+//! `result.json` and rendered for every surface.
+
+use buildvise_plugin_api::{Diagnostic, ParseResult, Severity, TestSummary};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    pub success: bool,
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<TestSummary>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_tests: Vec<String>,
+    /// Set when the plugin's parser failed: the diagnostics are then empty and the raw log is the
+    /// only source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parser_error: Option<String>,
+}
+
+impl RunResult {
+    /// Decides success: the plugin's word, else the exit code, and never success when the run
+    /// did not exit by itself (`exit_code` None).
+    pub fn from_parse(parsed: Result<ParseResult, String>, exit_code: Option<i32>) -> Self {
+        let exited_ok = exit_code == Some(0);
+        match parsed {
+            Ok(p) => RunResult {
+                success: exit_code.is_some() && p.success.unwrap_or(exited_ok),
+                diagnostics: p.diagnostics,
+                summary: p.summary,
+                failed_tests: p.failed_tests,
+                parser_error: None,
+            },
+            Err(e) => RunResult { success: exited_ok, parser_error: Some(e), ..RunResult::default() },
+        }
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error)
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn success_rules() {
+        let ok = ParseResult::default();
+        assert!(RunResult::from_parse(Ok(ok.clone()), Some(0)).success);
+        assert!(!RunResult::from_parse(Ok(ok.clone()), Some(1)).success);
+        assert!(!RunResult::from_parse(Ok(ok), None).success);
+        let says_no = ParseResult { success: Some(false), ..ParseResult::default() };
+        assert!(!RunResult::from_parse(Ok(says_no), Some(0)).success);
+        let failed = RunResult::from_parse(Err("boom".into()), Some(0));
+        assert_eq!(failed.parser_error.as_deref(), Some("boom"));
+    }
+}

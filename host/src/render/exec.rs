@@ -1,0 +1,402 @@
+//! The answer to `exec` at each detail level.
+//!
+//! Standard text, for a failed build:
+//!
+//! ```text
+//! FAIL exit 101 · 2 errors · run k3x9a2bq
+//! src/lib.rs:14:28 E0308 mismatched types
+//! src/main.rs:3:5 E0425 cannot find value `x` in this scope
+//! first error in full: {"action":"log","runId":"k3x9a2bq","startLine":2,"lineCount":12}
+//! ```
+//!
+//! A standard answer stays under about 2000 tokens whatever the run: past a budget the rest of
+//! the errors are counted by file and code, with the call that lists them all.
+
+use super::{Detail, Rendered, Surface, clip, log_call, plural};
+use crate::exec::Finished;
+use crate::outcome::RunResult;
+use crate::store::{LogLine, RunStatus, Store, StreamFilter};
+use buildvise_plugin_api::{Diagnostic, Severity, TestSummary};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Characters of diagnostic lines a standard answer lists before counting the rest (about 1500
+/// tokens: paths and code tokenise at roughly four characters a token).
+const STANDARD_BUDGET: usize = 6000;
+/// Warnings a standard answer lists when there are errors too, and when there are none.
+const WARNINGS_WITH_ERRORS: usize = 5;
+const WARNINGS_ALONE: usize = 15;
+/// Longest headline in standard (full shows it whole).
+const MESSAGE_CHARS: usize = 240;
+/// Files named when the rest is counted by file.
+const REST_FILES: usize = 8;
+/// Longest tail line.
+const TAIL_LINE_CHARS: usize = 400;
+
+/// The JSON form of an exec answer (`structuredContent`, `--json`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecView<'a> {
+    pub run_id: &'a str,
+    pub tool: &'a str,
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    pub success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    pub errors: usize,
+    pub warnings: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<&'a TestSummary>,
+    /// Per file: [errors, warnings] (summary detail).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<&'a str, [usize; 2]>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<&'a Diagnostic>,
+    /// Diagnostics not listed, when the answer was capped.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_tests: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parser_error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tail: Vec<TailLine>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TailLine {
+    pub n: u64,
+    pub text: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn status_word(f: &Finished) -> &'static str {
+    match f.meta.status {
+        RunStatus::TimedOut => "timedOut",
+        RunStatus::Cancelled => "cancelled",
+        RunStatus::Killed => "killed",
+        RunStatus::Running => "running",
+        RunStatus::Failed => "error",
+        RunStatus::Exited if f.result.success => "ok",
+        RunStatus::Exited => "failed",
+    }
+}
+
+/// Renders a finished run. Reads the log's last lines from `store` when the answer needs them
+/// (no store: a saved log parsed by `buildvise parse`, which has no stored lines).
+pub fn render_exec(store: Option<&Store>, f: &Finished, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
+    let r = &f.result;
+    let id = f.meta.id.as_str();
+    let errors: Vec<&Diagnostic> = r.errors().collect();
+    let warnings: Vec<&Diagnostic> = r.warnings().collect();
+    let mut text = header(f, errors.len(), warnings.len());
+    let mut view = ExecView {
+        run_id: id,
+        tool: &f.meta.tool,
+        status: status_word(f),
+        exit_code: f.meta.exit_code,
+        success: r.success,
+        duration_ms: f.meta.duration_ms(),
+        errors: errors.len(),
+        warnings: warnings.len(),
+        summary: r.summary.as_ref(),
+        files: BTreeMap::new(),
+        diagnostics: Vec::new(),
+        omitted: 0,
+        failed_tests: Vec::new(),
+        parser_error: r.parser_error.as_deref(),
+        note: f.meta.error.as_deref(),
+        tail: Vec::new(),
+        hint: None,
+    };
+
+    if let Some(e) = &r.parser_error {
+        let _ = writeln!(text, "parser failed: {e}");
+    }
+    if let Some(note) = &f.meta.error {
+        let _ = writeln!(text, "note: {note}");
+    }
+    match detail {
+        Detail::Summary => summary_body(&mut text, &mut view, r),
+        Detail::Standard => standard_body(&mut text, &mut view, &errors, &warnings, surface),
+        Detail::Full => full_body(&mut text, &mut view, r),
+    }
+    let unlisted_failed = unlisted_failed_tests(r);
+    if !unlisted_failed.is_empty() && detail != Detail::Summary {
+        let _ = writeln!(text, "failed: {}", unlisted_failed.join(", "));
+    }
+    view.failed_tests = r.failed_tests.iter().map(String::as_str).collect();
+
+    // The raw tail: always in full; in the other levels only when nothing explains the failure.
+    let unexplained = !r.success && r.diagnostics.is_empty() && unlisted_failed.is_empty();
+    if detail == Detail::Full || (unexplained && detail == Detail::Standard) {
+        let (tail, total) = read_tail(store, id, max_lines);
+        if !tail.is_empty() {
+            let shown = tail.len();
+            let _ = writeln!(
+                text,
+                "{}:",
+                if shown as u64 == total {
+                    format!("output ({total} lines)")
+                } else {
+                    format!("last {shown} of {total} lines")
+                }
+            );
+            for line in &tail {
+                let clean = String::from_utf8_lossy(&buildvise_plugin_api::strip_ansi(&line.bytes)).into_owned();
+                let _ = writeln!(text, "{}", clip(&clean, TAIL_LINE_CHARS));
+                view.tail.push(TailLine { n: line.number, text: clean });
+            }
+            if (shown as u64) < total && detail == Detail::Standard {
+                let hint = format!("earlier: {}", log_call(surface, id, Some(-(i64::from(max_lines) * 2)), None, None));
+                let _ = writeln!(text, "{hint}");
+                view.hint = Some(hint);
+            }
+        }
+    }
+    Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
+}
+
+fn header(f: &Finished, errors: usize, warnings: usize) -> String {
+    let r = &f.result;
+    let mut parts: Vec<String> = Vec::new();
+    parts.push(match f.meta.status {
+        RunStatus::TimedOut => "TIMEOUT".to_string(),
+        RunStatus::Cancelled => "CANCELLED".to_string(),
+        RunStatus::Killed => "KILLED".to_string(),
+        RunStatus::Running => "RUNNING".to_string(),
+        RunStatus::Failed => "ERROR".to_string(),
+        RunStatus::Exited => match (r.success, f.meta.exit_code) {
+            (true, Some(0)) | (true, None) => "ok".to_string(),
+            (true, Some(code)) => format!("ok exit {code}"),
+            (false, Some(code)) => format!("FAIL exit {code}"),
+            (false, None) => "FAIL".to_string(),
+        },
+    });
+    let mut counts = Vec::new();
+    if errors > 0 {
+        counts.push(plural(errors, "error", "errors"));
+    }
+    if warnings > 0 {
+        counts.push(plural(warnings, "warning", "warnings"));
+    }
+    if !counts.is_empty() {
+        parts.push(counts.join(", "));
+    }
+    if let Some(s) = &r.summary {
+        parts.push(format!("tests {}", test_counts(s)));
+    }
+    if let Some(ms) = f.meta.duration_ms().filter(|ms| *ms >= 5000) {
+        parts.push(format!("{}s", ms / 1000));
+    }
+    parts.push(format!("run {}", f.meta.id));
+    parts.join(" · ") + "\n"
+}
+
+fn test_counts(s: &TestSummary) -> String {
+    let mut parts = vec![format!("{} passed", s.passed)];
+    let mut add = |n: u64, word: &str| {
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    };
+    add(s.failed, "failed");
+    add(s.errors.unwrap_or(0), "errors");
+    add(s.skipped, "skipped");
+    add(s.xfailed.unwrap_or(0), "xfailed");
+    add(s.xpassed.unwrap_or(0), "xpassed");
+    add(s.projects_build_failed.unwrap_or(0), "projects failed to build");
+    format!("{} of {}", parts.join(", "), s.total)
+}
+
+/// One diagnostic as one line: `file:line:col code test: message`.
+fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
+    let mut line = String::new();
+    if let Some(file) = &d.file {
+        line.push_str(file);
+        if let Some(l) = d.line {
+            let _ = write!(line, ":{l}");
+            if let Some(c) = d.column {
+                let _ = write!(line, ":{c}");
+            }
+        }
+        line.push(' ');
+    }
+    if let Some(code) = &d.code {
+        line.push_str(code);
+        line.push(' ');
+    }
+    if let Some(test) = &d.test {
+        line.push_str(test);
+        line.push_str(": ");
+    }
+    line.push_str(&clip(d.message.trim(), message_chars));
+    line
+}
+
+fn summary_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
+    let mut files: BTreeMap<&str, [usize; 2]> = BTreeMap::new();
+    for d in &r.diagnostics {
+        let slot = match d.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Info => continue,
+        };
+        files.entry(d.file.as_deref().unwrap_or("-")).or_default()[slot] += 1;
+    }
+    if files.len() > 1 {
+        let parts: Vec<String> = files
+            .iter()
+            .map(|(file, [e, w])| match (e, w) {
+                (e, 0) => format!("{file} {e}"),
+                (0, w) => format!("{file} {w}w"),
+                (e, w) => format!("{file} {e}+{w}w"),
+            })
+            .collect();
+        let _ = writeln!(text, "{}", parts.join(", "));
+    }
+    view.files = files;
+}
+
+fn standard_body<'a>(
+    text: &mut String,
+    view: &mut ExecView<'a>,
+    errors: &[&'a Diagnostic],
+    warnings: &[&'a Diagnostic],
+    surface: Surface,
+) {
+    let mut budget = STANDARD_BUDGET;
+    let listed_errors = list_within(text, errors, &mut budget, usize::MAX);
+    let warning_cap = if errors.is_empty() { WARNINGS_ALONE } else { WARNINGS_WITH_ERRORS };
+    if !warnings.is_empty() && listed_errors == errors.len() {
+        if !errors.is_empty() {
+            text.push_str("warnings:\n");
+        }
+        let listed = list_within(text, warnings, &mut budget, warning_cap);
+        view.diagnostics.extend(&warnings[..listed]);
+        count_rest(text, "warnings", &warnings[listed..]);
+        view.omitted += warnings.len() - listed;
+    } else {
+        view.omitted += warnings.len();
+        if !warnings.is_empty() {
+            count_rest(text, "warnings", warnings);
+        }
+    }
+    view.diagnostics.splice(0..0, errors[..listed_errors].iter().copied());
+    if listed_errors < errors.len() {
+        count_rest(text, "errors", &errors[listed_errors..]);
+        view.omitted += errors.len() - listed_errors;
+    }
+    let run_id = view.run_id;
+    let hint = if view.omitted > 0 {
+        Some(format!("all: {}", full_call(surface, run_id)))
+    } else {
+        errors.first().and_then(|d| d.log_range).map(|range| {
+            let count = (range.end - range.start + 1).min(200);
+            format!("first error in full: {}", log_call(surface, run_id, Some(range.start as i64), Some(count), None))
+        })
+    };
+    if let Some(h) = hint {
+        let _ = writeln!(text, "{h}");
+        view.hint = Some(h);
+    }
+}
+
+/// The call that re-renders a stored run in full, without running it again.
+fn full_call(surface: Surface, run_id: &str) -> String {
+    match surface {
+        Surface::Mcp => format!("{{\"action\":\"log\",\"runId\":\"{run_id}\",\"detail\":\"full\"}}"),
+        Surface::Cli => format!("buildvise log {run_id} --detail full"),
+    }
+}
+
+/// Appends diagnostics while the budget lasts; returns how many were listed.
+fn list_within(text: &mut String, items: &[&Diagnostic], budget: &mut usize, cap: usize) -> usize {
+    let mut listed = 0;
+    for d in items.iter().take(cap) {
+        let line = diagnostic_line(d, MESSAGE_CHARS);
+        if line.len() + 1 > *budget {
+            break;
+        }
+        *budget -= line.len() + 1;
+        text.push_str(&line);
+        text.push('\n');
+        listed += 1;
+    }
+    listed
+}
+
+/// `+12 more errors: src/a.rs 8 (E0308 5, E0425 3), src/b.rs 4 (E0599 4)`.
+fn count_rest(text: &mut String, what: &str, rest: &[&Diagnostic]) {
+    if rest.is_empty() {
+        return;
+    }
+    let mut files: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for d in rest {
+        *files
+            .entry(d.file.as_deref().unwrap_or("-"))
+            .or_default()
+            .entry(d.code.as_deref().unwrap_or(""))
+            .or_default() += 1;
+    }
+    let mut by_size: Vec<(&str, usize, &BTreeMap<&str, usize>)> =
+        files.iter().map(|(f, codes)| (*f, codes.values().sum(), codes)).collect();
+    by_size.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = by_size
+        .iter()
+        .take(REST_FILES)
+        .map(|(file, n, codes)| {
+            let named: Vec<String> =
+                codes.iter().filter(|(c, _)| !c.is_empty()).map(|(c, k)| format!("{c} {k}")).collect();
+            if named.is_empty() { format!("{file} {n}") } else { format!("{file} {n} ({})", named.join(", ")) }
+        })
+        .collect();
+    let more_files = by_size.len().saturating_sub(REST_FILES);
+    let tail = if more_files > 0 { format!(", {} more", plural(more_files, "file", "files")) } else { String::new() };
+    let _ = writeln!(text, "+{} more {what}: {}{tail}", rest.len(), parts.join(", "));
+}
+
+fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
+    for d in &r.diagnostics {
+        let mut line = diagnostic_line(d, usize::MAX);
+        if d.severity == Severity::Warning {
+            line.insert_str(0, "warning ");
+        } else if d.severity == Severity::Info {
+            line.insert_str(0, "info ");
+        }
+        if let Some(range) = d.log_range {
+            let _ = write!(line, " [log {}-{}]", range.start, range.end);
+        }
+        let _ = writeln!(text, "{line}");
+        for note in &d.notes {
+            let _ = writeln!(text, "  {note}");
+        }
+    }
+    view.diagnostics = r.diagnostics.iter().collect();
+}
+
+/// Failed tests that no diagnostic names.
+fn unlisted_failed_tests(r: &RunResult) -> Vec<&str> {
+    r.failed_tests
+        .iter()
+        .filter(|t| !r.diagnostics.iter().any(|d| d.test.as_deref() == Some(t.as_str())))
+        .map(String::as_str)
+        .collect()
+}
+
+fn read_tail(store: Option<&Store>, id: &str, max_lines: u32) -> (Vec<LogLine>, u64) {
+    let Some(Ok(mut reader)) = store.map(|s| s.reader(id)) else { return (Vec::new(), 0) };
+    let total = reader.count(StreamFilter::Both).unwrap_or(0);
+    let start = total.saturating_sub(u64::from(max_lines));
+    (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total)
+}

@@ -1,0 +1,89 @@
+//! Turning results into what an agent or a person reads. One renderer serves the MCP server and
+//! the CLI, so `buildvise exec` shows exactly what an agent gets; only the wording of hints (a
+//! tool call or a command line) differs by [`Surface`].
+//!
+//! Every response is a compact text (what models read) plus the same information as JSON
+//! (`structuredContent`, `--json`).
+
+mod exec;
+mod list;
+mod log;
+
+pub use exec::{ExecView, render_exec};
+pub use list::render_list;
+pub use log::{LogQuery, render_log};
+
+use serde::Serialize;
+
+/// How much an exec answer says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Detail {
+    /// Status, counts, counts per file; no messages.
+    Summary,
+    /// Every error as one line, warnings capped, test summary, a hint.
+    #[default]
+    Standard,
+    /// Every diagnostic with notes and log ranges, plus the last lines of output.
+    Full,
+}
+
+/// Who reads the hints: an MCP client (hints are tool-call arguments) or a terminal user (hints
+/// are command lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    Mcp,
+    Cli,
+}
+
+/// A response: text for reading, JSON for programs.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub text: String,
+    pub structured: serde_json::Value,
+}
+
+/// A call that pages the log, worded for the surface.
+fn log_call(surface: Surface, run_id: &str, start: Option<i64>, count: Option<u64>, grep: Option<&str>) -> String {
+    match surface {
+        Surface::Mcp => {
+            let mut call = format!("{{\"action\":\"log\",\"runId\":\"{run_id}\"");
+            if let Some(s) = start {
+                call.push_str(&format!(",\"startLine\":{s}"));
+            }
+            if let Some(c) = count {
+                call.push_str(&format!(",\"lineCount\":{c}"));
+            }
+            if let Some(g) = grep {
+                call.push_str(&format!(",\"grep\":{}", serde_json::Value::from(g)));
+            }
+            call.push('}');
+            call
+        }
+        Surface::Cli => {
+            let mut call = format!("buildvise log {run_id}");
+            if let Some(s) = start {
+                call.push_str(&format!(" --start {s}"));
+            }
+            if let Some(c) = count {
+                call.push_str(&format!(" --count {c}"));
+            }
+            if let Some(g) = grep {
+                call.push_str(&format!(" --grep {}", crate::exec::shell_words([&g.to_string()])));
+            }
+            call
+        }
+    }
+}
+
+/// Cuts text to `max` characters, marking the cut.
+fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..cut])),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -1,0 +1,94 @@
+use super::*;
+
+#[derive(Default)]
+struct Collect(Vec<(Stream, Vec<u8>)>);
+
+impl LineSink for Collect {
+    fn line(&mut self, stream: Stream, bytes: &[u8]) {
+        self.0.push((stream, bytes.to_vec()));
+    }
+}
+
+fn sh(script: &str) -> Command {
+    Command { program: "sh".into(), args: vec!["-c".into(), script.into()], env: vec![], cwd: ".".into() }
+}
+
+fn alive(pid: i32) -> bool {
+    // Signal 0 checks existence; a zombie still counts, so look at /proc state too.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    !stat.is_empty() && !stat.contains(") Z ")
+}
+
+#[test]
+fn both_streams_tagged_and_exit_code() {
+    let mut sink = Collect::default();
+    let end = run(
+        &sh("echo out; echo err >&2; printf 'no newline'; exit 3"),
+        Duration::from_secs(20),
+        &CancelToken::default(),
+        &mut sink,
+    )
+    .unwrap();
+    assert_eq!(end, Ending::Exited(3));
+    assert!(sink.0.contains(&(Stream::Stdout, b"out".to_vec())));
+    assert!(sink.0.contains(&(Stream::Stderr, b"err".to_vec())));
+    assert!(sink.0.contains(&(Stream::Stdout, b"no newline".to_vec())));
+}
+
+#[test]
+fn missing_program_is_named() {
+    let cmd = Command { program: "buildvise-no-such-program".into(), args: vec![], env: vec![], cwd: ".".into() };
+    let err = run(&cmd, Duration::from_secs(5), &CancelToken::default(), &mut Collect::default()).unwrap_err();
+    assert!(err.to_string().contains("`buildvise-no-such-program` was not found on PATH"), "{err}");
+}
+
+#[test]
+fn stdin_is_closed() {
+    let mut sink = Collect::default();
+    let end = run(&sh("cat; echo done"), Duration::from_secs(20), &CancelToken::default(), &mut sink).unwrap();
+    assert_eq!(end, Ending::Exited(0));
+    assert_eq!(sink.0, vec![(Stream::Stdout, b"done".to_vec())]);
+}
+
+#[test]
+fn timeout_kills_child_and_grandchild() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    // The grandchild ignores TERM, so only the KILL after the grace period ends it.
+    let script =
+        format!("(trap '' TERM; sleep 300) & echo $! > {p}; echo $$ >> {p}; echo started; wait", p = pids.display());
+    let mut sink = Collect::default();
+    let end = run(&sh(&script), Duration::from_millis(500), &CancelToken::default(), &mut sink).unwrap();
+    assert_eq!(end, Ending::TimedOut);
+    assert_eq!(sink.0[0].1, b"started");
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let pids: Vec<i32> = text.lines().map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(pids.len(), 2);
+    std::thread::sleep(Duration::from_millis(200));
+    for pid in pids {
+        assert!(!alive(pid), "process {pid} survived the timeout");
+    }
+}
+
+#[test]
+fn cancel_ends_the_run() {
+    let token = CancelToken::default();
+    let trigger = token.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        trigger.cancel();
+    });
+    let end = run(&sh("sleep 300"), Duration::from_secs(600), &token, &mut Collect::default()).unwrap();
+    assert_eq!(end, Ending::Cancelled);
+}
+
+#[test]
+fn big_line_and_binary_bytes_pass_through() {
+    let mut sink = Collect::default();
+    let script = "head -c 10485760 /dev/zero | tr '\\0' 'a'; printf '\\n\\377\\000\\376\\n'";
+    let end = run(&sh(script), Duration::from_secs(60), &CancelToken::default(), &mut sink).unwrap();
+    assert_eq!(end, Ending::Exited(0));
+    assert_eq!(sink.0.len(), 2);
+    assert_eq!(sink.0[0].1.len(), 10 * 1024 * 1024);
+    assert_eq!(sink.0[1].1, b"\xff\x00\xfe");
+}

@@ -1,0 +1,51 @@
+//! `meta.json`: what ran, where, when, and how it ended.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RunStatus {
+    Running,
+    /// The process exited (the parse result says whether that was a success).
+    Exited,
+    /// Killed by a signal that buildvise did not send.
+    Killed,
+    TimedOut,
+    Cancelled,
+    /// The process could not be started, or buildvise itself failed during the run.
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunMeta {
+    pub id: String,
+    pub tool: String,
+    pub program: String,
+    pub args: Vec<String>,
+    pub cwd: String,
+    /// Milliseconds since the Unix epoch.
+    pub started_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_ms: Option<u64>,
+    pub status: RunStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default)]
+    pub lines: u64,
+    #[serde(default)]
+    pub bytes: u64,
+    /// Why the run failed, when `status` is `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl RunMeta {
+    pub fn duration_ms(&self) -> Option<u64> {
+        self.ended_ms.map(|end| end.saturating_sub(self.started_ms))
+    }
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
