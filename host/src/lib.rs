@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod exec;
+pub mod mcp;
 pub mod outcome;
 pub mod plugins;
 pub mod render;

@@ -1,8 +1,8 @@
 //! `buildvise exec`: runs a tool and prints what an agent would get. On a terminal a live
 //! progress line goes to stderr; Ctrl-C ends the whole process tree and keeps the run.
 
-use super::{Cli, DetailArgs, engine, print_json};
-use crate::exec::{ExecRequest, Progress};
+use super::{Cli, DetailArgs, engine, print_json, print_text};
+use crate::exec::{Access, ExecRequest, Progress};
 use crate::render::{Surface, render_exec};
 use crate::run::CancelToken;
 use crate::store::RunStatus;
@@ -76,7 +76,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
             let _ = write!(std::io::stderr(), "\r\x1b[2K{shown}");
         }
     };
-    let finished = engine.exec(&request, &cancel, &mut report);
+    let finished = engine.exec(&Access::default(), &request, &cancel, &mut report);
     if live {
         let _ = write!(std::io::stderr(), "\r\x1b[2K");
     }
@@ -85,7 +85,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     if args.json {
         print_json(&rendered.structured)?;
     } else {
-        print!("{}", rendered.text);
+        print_text(&rendered.text)?;
     }
     Ok(match finished.meta.status {
         RunStatus::TimedOut => EXIT_TIMEOUT,

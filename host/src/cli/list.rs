@@ -1,6 +1,6 @@
 //! `buildvise list`.
 
-use super::{Cli, load, print_json};
+use super::{Cli, load, print_json, print_text};
 use crate::exec::Access;
 use crate::render::render_list;
 
@@ -19,7 +19,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     if args.json {
         print_json(&rendered.structured)?;
     } else {
-        print!("{}", rendered.text);
+        print_text(&rendered.text)?;
         if registry.tools().next().is_none() {
             let searched: Vec<String> = registry.searched.iter().map(|d| d.display().to_string()).collect();
             eprintln!("searched: {}", searched.join(", "));

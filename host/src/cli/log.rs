@@ -1,9 +1,7 @@
 //! `buildvise log`: pages and greps a stored run, or re-renders its result (`--detail`).
 
-use super::{DetailArgs, open_store, print_json};
+use super::{DetailArgs, open_store, print_json, print_text};
 use crate::config::Config;
-use crate::exec::Finished;
-use crate::outcome::RunResult;
 use crate::render::{LogQuery, Surface, render_exec, render_log};
 use crate::store::StreamFilter;
 use buildvise_plugin_api::Stream;
@@ -60,11 +58,8 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
     let detail = DetailArgs { detail: args.detail.unwrap_or_default(), max_lines: args.max_lines };
     let max_lines = detail.max_lines(&config)?;
     if let Some(level) = args.detail {
-        let meta = store.read_meta(&args.run_id)?;
-        let result: RunResult = store.read_result(&args.run_id)?.ok_or_else(|| {
-            anyhow::anyhow!("run {} has no result yet: it is still running; page its log instead", args.run_id)
-        })?;
-        let rendered = render_exec(Some(&store), &Finished { meta, result }, level, max_lines, Surface::Cli);
+        let finished = crate::exec::stored(&store, &args.run_id)?;
+        let rendered = render_exec(Some(&store), &finished, level, max_lines, Surface::Cli);
         return emit(&rendered, args.json);
     }
     let mut reader = store.reader(&args.run_id)?;
@@ -84,8 +79,10 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
         };
         let mut out = std::io::stdout().lock();
         for line in reader.page(query.stream, first, query.count.unwrap_or(u64::from(max_lines)))? {
-            out.write_all(&line.bytes)?;
-            out.write_all(b"\n")?;
+            match out.write_all(&line.bytes).and_then(|()| out.write_all(b"\n")) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
+                other => other?,
+            }
         }
         return Ok(0);
     }
@@ -97,7 +94,7 @@ fn emit(rendered: &crate::render::Rendered, json: bool) -> anyhow::Result<i32> {
     if json {
         print_json(&rendered.structured)?;
     } else {
-        print!("{}", rendered.text);
+        print_text(&rendered.text)?;
     }
     Ok(0)
 }

@@ -4,11 +4,13 @@
 mod exec;
 mod list;
 mod log;
+mod mcp;
 mod parse;
 mod runs;
+mod serve;
 
 use crate::config::Config;
-use crate::exec::{Access, Engine};
+use crate::exec::Engine;
 use crate::plugins::Registry;
 use crate::render::Detail;
 use crate::store::Store;
@@ -41,6 +43,10 @@ pub enum Command {
     Runs(runs::Args),
     /// Parse a saved log through a tool's parser, without running anything.
     Parse(parse::Args),
+    /// Serve the `build` tool to MCP clients (stdio, or --http).
+    Serve(serve::Args),
+    /// Set up MCP clients.
+    Mcp(mcp::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -52,6 +58,8 @@ pub fn main() -> anyhow::Result<i32> {
         Command::Log(args) => log::run(args),
         Command::Runs(args) => runs::run(args),
         Command::Parse(args) => parse::run(&cli, args),
+        Command::Serve(args) => serve::run(&cli, args),
+        Command::Mcp(args) => mcp::run(args),
     }
 }
 
@@ -67,7 +75,7 @@ fn load(cli: &Cli) -> anyhow::Result<(Config, Registry)> {
 fn engine(cli: &Cli) -> anyhow::Result<(Config, Engine)> {
     let (config, registry) = load(cli)?;
     let store = Store::open(&Store::default_root())?;
-    Ok((config, Engine { registry, store, access: Access::default() }))
+    Ok((config, Engine { registry, store }))
 }
 
 fn open_store() -> anyhow::Result<Store> {
@@ -75,8 +83,17 @@ fn open_store() -> anyhow::Result<Store> {
 }
 
 fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
-    Ok(())
+    print_text(&(serde_json::to_string_pretty(value)? + "\n"))
+}
+
+/// Writes to stdout; a closed pipe (`buildvise … | head`) is not an error worth a message.
+fn print_text(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 /// Detail level flag shared by exec, log and parse.

@@ -1,7 +1,7 @@
 //! `buildvise parse`: a saved log through a tool's parser, as exec would have parsed it.
 //! `--json` prints the whole result in the shape `../shared/eval/score.py` reads.
 
-use super::{Cli, DetailArgs, load, print_json};
+use super::{Cli, DetailArgs, load, print_json, print_text};
 use crate::exec::{Finished, SavedLog, parse_saved};
 use crate::render::{Surface, render_exec};
 use crate::store::{RunMeta, RunStatus};
@@ -102,6 +102,6 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         args.detail.max_lines(&config)?,
         Surface::Cli,
     );
-    print!("{}", rendered.text);
+    print_text(&rendered.text)?;
     Ok(0)
 }

@@ -1,7 +1,8 @@
 //! `buildvise runs`.
 
-use super::{open_store, print_json};
+use super::{open_store, print_json, print_text};
 use crate::store::{RunStatus, now_ms};
+use std::fmt::Write;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,8 +21,9 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
         print_json(&serde_json::to_value(&runs)?)?;
         return Ok(0);
     }
+    let mut text = String::new();
     if runs.is_empty() {
-        println!("no runs yet");
+        text.push_str("no runs yet\n");
     }
     let now = now_ms();
     for m in &runs {
@@ -30,7 +32,8 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
             (status, _) => format!("{status:?}").to_lowercase(),
         };
         let took = m.duration_ms().map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_else(|| "-".into());
-        println!(
+        let _ = writeln!(
+            text,
             "{}  {:<14} {:<9} {:>7} {:>8} lines  {} ago  {}",
             m.id,
             m.tool,
@@ -41,6 +44,7 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
             m.cwd
         );
     }
+    print_text(&text)?;
     Ok(0)
 }
 

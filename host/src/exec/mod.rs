@@ -52,24 +52,24 @@ pub struct Finished {
     pub result: RunResult,
 }
 
-/// Plugins, the store, and the rules on what may run.
+/// Plugins and the store. What may run where is the caller's [`Access`], per call.
 pub struct Engine {
     pub registry: Registry,
     pub store: Store,
-    pub access: Access,
 }
 
 impl Engine {
     /// Runs one request to its end. `report` gets progress about twice a second.
     pub fn exec(
         &self,
+        access: &Access,
         req: &ExecRequest,
         cancel: &CancelToken,
         report: &mut dyn FnMut(&Progress),
     ) -> Result<Finished, ExecError> {
-        let cwd = self.access.check_cwd(&req.cwd)?;
+        let cwd = access.check_cwd(&req.cwd)?;
         let config = Config::load(&cwd).map_err(|e| ExecError::Config(e.to_string()))?;
-        let tool = self.access.tool(&self.registry, &req.tool, &config)?;
+        let tool = access.tool(&self.registry, &req.tool, &config)?;
         if tool.spec.mutates_workspace && !req.confirm && !config.allow_mutating {
             let plan = self.plan(tool, req, &cwd, Path::new("<run artifacts>"))?;
             let command = shell_words(std::iter::once(&plan.program).chain(&plan.args));
@@ -170,6 +170,13 @@ impl Engine {
     }
 }
 
+/// A stored run that has ended, as exec returned it.
+pub fn stored(store: &Store, run_id: &str) -> Result<Finished, StoreError> {
+    let meta = store.read_meta(run_id)?;
+    let result = store.read_result::<RunResult>(run_id)?.ok_or_else(|| StoreError::StillRunning(run_id.to_string()))?;
+    Ok(Finished { meta, result })
+}
+
 /// A saved log to parse without running anything (`buildvise parse`).
 pub enum SavedLog {
     /// Both streams interleaved; every line is tagged stdout.
@@ -194,17 +201,24 @@ pub fn parse_saved(
     let context = ParseContext { tool: tool.spec.name.clone(), args: Vec::new(), cwd: cwd.display().to_string() };
     let mut parser = tool.plugin.parser(&context).map_err(anyhow::Error::msg)?;
     let mut number = 0;
+    // Read line by line: a saved log can be far larger than memory should grow.
     let mut feed = |path: &Path, stream: Stream| -> anyhow::Result<()> {
-        let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        for line in body.split(|&b| b == b'\n') {
+        use std::io::BufRead;
+        let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            if n == 0 {
+                return Ok(());
+            }
             number += 1;
-            parser.feed(stream, number, &strip_ansi(line));
+            let body = line.strip_suffix(b"\n").unwrap_or(&line);
+            parser.feed(stream, number, &strip_ansi(body));
         }
-        Ok(())
     };
     match log {
         SavedLog::Combined(path) => feed(path, Stream::Stdout)?,

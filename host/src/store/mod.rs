@@ -31,6 +31,8 @@ pub enum StoreError {
     BadRunId(String),
     #[error("no run {0:?} in the store (it may have been pruned); list recent runs with `buildvise runs`")]
     UnknownRun(String),
+    #[error("run {0} has no result yet: it is still running (or its process died); page its log instead")]
+    StillRunning(String),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path} is damaged: {message}")]

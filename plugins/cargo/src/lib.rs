@@ -1,43 +1,36 @@
-//! buildvise plugin for cargo (skeleton: being written).
+//! buildvise plugin for cargo: runs `cargo build`, `check`, `clippy` and `test`, and reads what
+//! they print for a person into structured diagnostics and a test summary.
+//!
+//! What it understands: rustc and clippy diagnostics (location, error code or lint name,
+//! headline, the notes that matter), cargo's own errors (manifest, dependency resolution,
+//! build scripts, `cargo::warning`), libtest's failures and results, and the
+//! `--message-format=json` stream when a caller asks for it.
+//!
+//! What it is not: a runner (the host spawns cargo and stores the log), nor a rustc JSON
+//! client: it never switches cargo's printed output to a machine format, so the stored log
+//! stays what a person would have seen. It reads no files.
 
-use buildvise_plugin_api::{
-    CommandPlan, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest, Plugin, RunEnd, ToolSpec,
-};
+mod parse;
+mod plan;
 
+use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin};
+
+/// The cargo toolchain plugin.
 #[derive(Default)]
-pub struct ThePlugin;
+pub struct CargoPlugin;
 
-impl Plugin for ThePlugin {
+impl Plugin for CargoPlugin {
     fn manifest(&self) -> Manifest {
-        Manifest {
-            name: "cargo".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            tools: vec![ToolSpec {
-                name: "cargo.run".into(),
-                description: "skeleton".into(),
-                mutates_workspace: false,
-                timeout_secs: None,
-                args_hint: None,
-            }],
-        }
+        Manifest { name: "cargo".into(), version: env!("CARGO_PKG_VERSION").into(), tools: plan::tools() }
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
-        Ok(CommandPlan { program: "cargo".into(), args: request.args.clone(), ..CommandPlan::default() })
+        plan::plan(request)
     }
 
-    fn parser(&self, _context: &ParseContext) -> Box<dyn Parser> {
-        Box::new(Nothing)
-    }
-}
-
-struct Nothing;
-
-impl Parser for Nothing {
-    fn feed(&mut self, _line: Line<'_>) {}
-    fn finish(self: Box<Self>, _end: &RunEnd) -> ParseResult {
-        ParseResult::default()
+    fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
+        Box::new(parse::CargoParser::new(context))
     }
 }
 
-buildvise_plugin_api::export_plugin!(ThePlugin);
+buildvise_plugin_api::export_plugin!(CargoPlugin);

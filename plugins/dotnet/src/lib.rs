@@ -1,43 +1,40 @@
-//! buildvise plugin for dotnet (skeleton: being written).
+//! buildvise plugin for the .NET toolchain: the tools `dotnet.build`, `dotnet.restore` and
+//! `dotnet.test`.
+//!
+//! [`plan`] turns a call into `dotnet build|restore|test ARGS` with an environment that keeps the
+//! console output stable and English (classic console logger, no banner) and, for `dotnet test`, a
+//! TRX report written into the run's artifact directory.
+//!
+//! [`parse`] reads what a person would have seen: MSBuild/Roslyn/NuGet/SDK diagnostics in the
+//! classic and Terminal Logger layouts (each once, although MSBuild repeats them), VSTest,
+//! Microsoft.Testing.Platform and NUnit console failures with their stack locations, run
+//! summaries, and the TRX / NUnit XML reports handed over as artifacts. Mono's `mcs`, `xbuild` and
+//! `nunit-console` print close kin of these formats and are understood too.
+//!
+//! This crate is not a runner: it spawns nothing and only reads files to plan (`global.json`) and
+//! the artifacts it is given when a run ends. It does not read MSBuild binary logs.
 
-use buildvise_plugin_api::{
-    CommandPlan, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest, Plugin, RunEnd, ToolSpec,
-};
+use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin};
 
+pub mod parse;
+pub mod plan;
+
+/// The dotnet plugin.
 #[derive(Default)]
-pub struct ThePlugin;
+pub struct DotnetPlugin;
 
-impl Plugin for ThePlugin {
+impl Plugin for DotnetPlugin {
     fn manifest(&self) -> Manifest {
-        Manifest {
-            name: "dotnet".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            tools: vec![ToolSpec {
-                name: "dotnet.run".into(),
-                description: "skeleton".into(),
-                mutates_workspace: false,
-                timeout_secs: None,
-                args_hint: None,
-            }],
-        }
+        Manifest { name: "dotnet".into(), version: env!("CARGO_PKG_VERSION").into(), tools: plan::tool_specs() }
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
-        Ok(CommandPlan { program: "dotnet".into(), args: request.args.clone(), ..CommandPlan::default() })
+        plan::plan(request)
     }
 
-    fn parser(&self, _context: &ParseContext) -> Box<dyn Parser> {
-        Box::new(Nothing)
-    }
-}
-
-struct Nothing;
-
-impl Parser for Nothing {
-    fn feed(&mut self, _line: Line<'_>) {}
-    fn finish(self: Box<Self>, _end: &RunEnd) -> ParseResult {
-        ParseResult::default()
+    fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
+        Box::new(parse::DotnetParser::new(context))
     }
 }
 
-buildvise_plugin_api::export_plugin!(ThePlugin);
+buildvise_plugin_api::export_plugin!(DotnetPlugin);

@@ -1,42 +1,59 @@
-//! buildvise plugin for npm (skeleton: being written).
+//! buildvise plugin for npm: runs `npm run build`, `npm test`, `npm run SCRIPT` and `npm install`,
+//! and reads what they printed.
+//!
+//! A script can run anything, so the parser does not assume a tool: it recognises tsc, Jest,
+//! Vitest, ESLint, Mocha and `node --test` output, and npm's own errors and warnings, from the
+//! lines themselves ([`parse`]). Planning ([`plan`]) checks the script against package.json and,
+//! for a lone jest or vitest command, asks for a JSON report as an artifact.
+//!
+//! This crate is not a runner and not an npm client: it spawns nothing, reads only the project's
+//! package.json (and test-runner config, to plan) and the artifacts of a run, and never asks a
+//! registry anything.
 
-use buildvise_plugin_api::{
-    CommandPlan, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest, Plugin, RunEnd, ToolSpec,
-};
+mod parse;
+mod plan;
+
+use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin, ToolSpec};
 
 #[derive(Default)]
 pub struct ThePlugin;
 
+fn tool(name: &str, description: &str, mutates_workspace: bool, args_hint: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        mutates_workspace,
+        timeout_secs: None,
+        args_hint: Some(args_hint.into()),
+    }
+}
+
 impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
+        let script_args = "script args; npm options first, then `--` (`-w web -- --coverage`)";
         Manifest {
             name: "npm".into(),
             version: env!("CARGO_PKG_VERSION").into(),
-            tools: vec![ToolSpec {
-                name: "npm.run".into(),
-                description: "skeleton".into(),
-                mutates_workspace: false,
-                timeout_secs: None,
-                args_hint: None,
-            }],
+            tools: vec![
+                tool("npm.build", "npm run build: tsc/eslint/bundler errors", false, script_args),
+                tool("npm.test", "npm test: jest/vitest/mocha/node:test failures and counts", false, script_args),
+                tool(
+                    "npm.run",
+                    "npm run SCRIPT: whatever the script runs",
+                    false,
+                    "script name, then its args; npm options before `--`",
+                ),
+                tool("npm.install", "npm install: dependency errors and warnings", true, "npm install arguments"),
+            ],
         }
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
-        Ok(CommandPlan { program: "npm".into(), args: request.args.clone(), ..CommandPlan::default() })
+        plan::plan(request)
     }
 
-    fn parser(&self, _context: &ParseContext) -> Box<dyn Parser> {
-        Box::new(Nothing)
-    }
-}
-
-struct Nothing;
-
-impl Parser for Nothing {
-    fn feed(&mut self, _line: Line<'_>) {}
-    fn finish(self: Box<Self>, _end: &RunEnd) -> ParseResult {
-        ParseResult::default()
+    fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
+        Box::new(parse::NpmParser::new(context))
     }
 }
 

@@ -1,8 +1,22 @@
-//! buildvise plugin for pytest (skeleton: being written).
+//! buildvise plugin for pytest: the `pytest.run` tool.
+//!
+//! [`plan`] runs the project's own interpreter (`.venv`, `venv`, or the active `VIRTUAL_ENV`,
+//! else `python3`) as `python -m pytest ARGS`, with a JUnit XML report written into the run's
+//! artifact directory and `COLUMNS=200` so that summary lines are not cut. The printed output
+//! stays whatever the user's flags make it.
+//!
+//! [`parse`] turns that output into diagnostics: failures and setup/teardown errors located at
+//! the innermost `path:line: ExcType` frame, collection and conftest import errors, warnings
+//! summary entries, skips and xfail/xpass as information, the counts of the final line, and the
+//! failed node ids.
+//!
+//! It is not a pytest plugin and never runs Python: it does not collect tests, rerun them, or
+//! read the sources beyond checking that the virtual environment has pytest.
 
-use buildvise_plugin_api::{
-    CommandPlan, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest, Plugin, RunEnd, ToolSpec,
-};
+mod parse;
+mod plan;
+
+use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin, ToolSpec};
 
 #[derive(Default)]
 pub struct ThePlugin;
@@ -13,30 +27,23 @@ impl Plugin for ThePlugin {
             name: "pytest".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             tools: vec![ToolSpec {
-                name: "pytest.run".into(),
-                description: "skeleton".into(),
+                name: plan::TOOL.into(),
+                description:
+                    "Run the project's pytest (its venv's python -m pytest): failures, errors, warnings, summary".into(),
                 mutates_workspace: false,
                 timeout_secs: None,
-                args_hint: None,
+                args_hint: Some("pytest arguments: paths, -k EXPR, -x, -q/-v, -n N".into()),
             }],
         }
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
-        Ok(CommandPlan { program: "pytest".into(), args: request.args.clone(), ..CommandPlan::default() })
+        let active_venv = std::env::var("VIRTUAL_ENV").ok();
+        plan::plan(request, active_venv.as_deref())
     }
 
-    fn parser(&self, _context: &ParseContext) -> Box<dyn Parser> {
-        Box::new(Nothing)
-    }
-}
-
-struct Nothing;
-
-impl Parser for Nothing {
-    fn feed(&mut self, _line: Line<'_>) {}
-    fn finish(self: Box<Self>, _end: &RunEnd) -> ParseResult {
-        ParseResult::default()
+    fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
+        Box::new(parse::PytestParser::new(context))
     }
 }
 

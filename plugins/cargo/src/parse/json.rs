@@ -1,0 +1,178 @@
+//! `--message-format=json` streams: cargo writes one JSON object per line on stdout, and rustc's
+//! diagnostics arrive as `compiler-message` objects with the rendered text, the spans and the
+//! lint's name for every occurrence.
+
+use super::lints;
+use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip};
+use buildvise_plugin_api::{Diagnostic, Severity, is_absolute, relative_to, split_location, strip_ansi_str};
+use serde::Deserialize;
+
+/// The prefix cargo gives every diagnostic message (`reason` is serialised first).
+pub(crate) const COMPILER_MESSAGE: &[u8] = br#"{"reason":"compiler-message""#;
+
+#[derive(Deserialize)]
+struct Envelope {
+    message: Message,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    message: String,
+    level: String,
+    #[serde(default)]
+    code: Option<Code>,
+    #[serde(default)]
+    spans: Vec<Span>,
+    #[serde(default)]
+    children: Vec<Child>,
+    #[serde(default)]
+    rendered: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Code {
+    code: String,
+}
+
+#[derive(Deserialize)]
+struct Span {
+    file_name: String,
+    line_start: u32,
+    column_start: u32,
+    line_end: u32,
+    column_end: u32,
+    is_primary: bool,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    expansion: Option<Box<Expansion>>,
+}
+
+#[derive(Deserialize)]
+struct Expansion {
+    span: Span,
+}
+
+#[derive(Deserialize)]
+struct Child {
+    message: String,
+    level: String,
+}
+
+/// The diagnostic in one `compiler-message` line, or None for notes such as "Some errors have
+/// detailed explanations" and for lines that are not valid JSON.
+pub(crate) fn compiler_message(line: &[u8], number: u64, cwd: &str) -> Option<Diagnostic> {
+    let envelope: Envelope = serde_json::from_slice(line).ok()?;
+    let m = envelope.message;
+    let severity = match m.level.as_str() {
+        "error" | "error: internal compiler error" => Severity::Error,
+        "warning" => Severity::Warning,
+        _ => return None,
+    };
+    let headline = m.message.lines().next().unwrap_or_default();
+    let mut diag = Diagnostic::new(severity, clip(headline, MAX_MESSAGE)).with_log_range(number, number);
+    diag.code = m.code.map(|c| c.code);
+
+    let primary = m.spans.iter().find(|s| s.is_primary);
+    // The rendered text shows where a person should look (the macro call site, not std's
+    // macros.rs), so it wins over the primary span.
+    let shown = m.rendered.as_deref().and_then(rendered_location);
+    if let Some((file, line, column)) = shown {
+        diag = diag.with_location(relative_to(&file, cwd), Some(line), column);
+    } else if let Some(span) = primary.map(|s| call_site(s, cwd)) {
+        diag = diag.with_location(relative_to(&span.file_name, cwd), Some(span.line_start), Some(span.column_start));
+        diag.end_line = Some(span.line_end);
+        diag.end_column = Some(span.column_end);
+    }
+
+    let label = primary.and_then(|s| s.label.as_deref()).map(|l| clip(l, MAX_NOTE));
+    let children = m
+        .children
+        .iter()
+        .filter(|c| c.level == "note" || c.level == "help")
+        .map(|c| format!("{}: {}", c.level, c.message))
+        .filter(|note| !lints::is_level_boilerplate(note) && !lints::is_level_boilerplate(&format!("= {note}")))
+        .map(|note| clip(&note, MAX_NOTE));
+    diag.notes = label.into_iter().chain(children).take(MAX_NOTES).collect();
+    Some(diag)
+}
+
+/// Follows macro expansions out of files that are not the project's (std's `macros.rs`).
+fn call_site<'a>(mut span: &'a Span, cwd: &str) -> &'a Span {
+    while is_foreign(&span.file_name, cwd)
+        && let Some(expansion) = &span.expansion
+    {
+        span = &expansion.span;
+    }
+    span
+}
+
+fn is_foreign(file: &str, cwd: &str) -> bool {
+    file.starts_with('<') || (is_absolute(file) && is_absolute(&relative_to(file, cwd)))
+}
+
+/// The location the rendered text points at: its first ` --> ` line, or the prefix of the
+/// short form `src/a.rs:1:5: warning: …`.
+fn rendered_location(rendered: &str) -> Option<(String, u32, Option<u32>)> {
+    let rendered = strip_ansi_str(rendered);
+    let mut lines = rendered.lines();
+    let first = lines.next()?;
+    if let Some(location) = first.split(": ").next().filter(|l| l.ends_with(|c: char| c.is_ascii_digit()))
+        && let Some((file, line, column)) = split_location(location)
+        && (first.contains(": warning") || first.contains(": error"))
+    {
+        return Some((file.to_string(), line, column));
+    }
+    for line in lines {
+        if line.starts_with("note:") || line.starts_with("help:") {
+            return None;
+        }
+        if let Some(location) = line.trim_start().strip_prefix("--> ") {
+            let (file, line, column) = split_location(location.trim())?;
+            return Some((file.to_string(), line, column));
+        }
+        if caret_label(line).is_some() {
+            return None;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WARNING: &str = r#"{"reason":"compiler-message","package_id":"x","message":{"rendered":"warning: unused variable: `n`\n --> crates/core/src/lib.rs:4:9\n  |\n4 |     let n = 1;\n  |         ^ help: prefix it\n  |\n  = note: `#[warn(unused_variables)]` (part of `#[warn(unused)]`) on by default\n\n","children":[{"children":[],"code":null,"level":"note","message":"`#[warn(unused_variables)]` (part of `#[warn(unused)]`) on by default","rendered":null,"spans":[]}],"level":"warning","message":"unused variable: `n`","spans":[{"byte_end":1,"byte_start":0,"column_end":10,"column_start":9,"expansion":null,"file_name":"crates/core/src/lib.rs","is_primary":true,"label":null,"line_end":4,"line_start":4,"suggested_replacement":null,"suggestion_applicability":null,"text":[]}],"code":{"code":"unused_variables","explanation":null}}}"#;
+
+    #[test]
+    fn reads_a_lint_with_its_code() {
+        let d = compiler_message(WARNING.as_bytes(), 7, "/w").expect("a diagnostic");
+        assert_eq!(d.severity, Severity::Warning);
+        assert_eq!(d.code.as_deref(), Some("unused_variables"));
+        assert_eq!((d.file.as_deref(), d.line, d.column), (Some("crates/core/src/lib.rs"), Some(4), Some(9)));
+        assert!(d.notes.is_empty(), "{:?}", d.notes);
+    }
+
+    #[test]
+    fn follows_macro_expansions_out_of_std_without_rendered_text() {
+        let line = r#"{"reason":"compiler-message","message":{"level":"warning","message":"unused result","code":{"code":"unused_must_use"},"spans":[{"file_name":"/rustc/abc/library/std/src/macros.rs","line_start":140,"column_start":1,"line_end":140,"column_end":5,"is_primary":true,"expansion":{"span":{"file_name":"src/main.rs","line_start":3,"column_start":5,"line_end":3,"column_end":20,"is_primary":false}}}],"children":[]}}"#;
+        let d = compiler_message(line.as_bytes(), 1, "/w").expect("a diagnostic");
+        assert_eq!((d.file.as_deref(), d.line, d.column), (Some("src/main.rs"), Some(3), Some(5)));
+    }
+
+    #[test]
+    fn skips_failure_notes_and_garbage() {
+        let note = r#"{"reason":"compiler-message","message":{"level":"failure-note","message":"Some errors have detailed explanations: E0063.","spans":[],"children":[],"code":null}}"#;
+        assert!(compiler_message(note.as_bytes(), 1, "/w").is_none());
+        assert!(compiler_message(br#"{"reason":"compiler-message","message":{"lev"#, 1, "/w").is_none());
+        assert!(compiler_message(b"{\"reason\":\"compiler-message\",\xff}", 1, "/w").is_none());
+    }
+
+    #[test]
+    fn reads_short_rendered_locations() {
+        assert_eq!(
+            rendered_location("src/a.rs:2:7: error[E0425]: cannot find value `x`\n"),
+            Some(("src/a.rs".to_string(), 2, Some(7)))
+        );
+    }
+}

@@ -1,0 +1,421 @@
+//! The parser for what cargo prints: rustc and clippy diagnostics (human text, short form and
+//! `--message-format=json`), cargo's own errors, and libtest's report of a test run.
+//!
+//! Lines are read once, in arrival order. A diagnostic that spans lines (a rustc block, a
+//! `Caused by:` chain, a panic and its message) is gathered until it ends; every other line is
+//! dropped after a few byte comparisons. Streams are kept apart where it matters (a panic's
+//! message is the next line of the panic's own stream), because `buildvise parse` feeds all of
+//! stdout before all of stderr.
+
+mod block;
+mod json;
+mod libtest;
+mod lints;
+mod panic;
+mod text;
+
+use block::{Block, Flow, HeadlineKind};
+use buildvise_plugin_api::{
+    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, RunEnd, Stream, relative_to, split_location,
+};
+use libtest::{Context, TestRun};
+use lints::LintMemory;
+use panic::PanicStart;
+use std::collections::HashSet;
+use text::{MAX_MESSAGE, MAX_NOTE, clip, is_status_line};
+
+/// Most lines a legacy multi-line panic message may take before its location.
+const LEGACY_PANIC_LINES: u32 = 40;
+
+/// Most indented lines (an assertion's `left:`/`right:`) kept under a panic message.
+const PANIC_NOTES: usize = 3;
+
+pub(crate) struct CargoParser {
+    cwd: String,
+    /// `cargo.test`: panics count even before a `running N tests` line shows up (streams).
+    test_tool: bool,
+    diagnostics: DiagnosticSet,
+    lints: LintMemory,
+    block: Option<Block>,
+    /// A panic being read, per stream (stdout, stderr).
+    panics: [Option<Panic>; 2],
+    tests: TestRun,
+    /// Tests whose stack overflowed: the binary died, so no verdict will confirm them.
+    crashed: HashSet<String>,
+    /// Doctest output under --nocapture, printed before the verdict that names its test.
+    orphans: Vec<Diagnostic>,
+    /// Panics of threads a test spawned; the test's own panic is the verdict's reason.
+    side_panics: Vec<Diagnostic>,
+}
+
+enum PanicStage {
+    Message,
+    Notes,
+    LegacyLocation { lines_left: u32 },
+}
+
+/// Where a finished panic goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PanicOwner {
+    /// Its test is known.
+    Test,
+    /// A doctest's, under --nocapture: the next verdict names it.
+    Orphan,
+    /// A thread the test spawned.
+    Side,
+}
+
+struct Panic {
+    diag: Diagnostic,
+    start: u64,
+    last: u64,
+    stage: PanicStage,
+    owner: PanicOwner,
+}
+
+impl CargoParser {
+    pub(crate) fn new(context: &ParseContext) -> Self {
+        CargoParser {
+            cwd: context.cwd.clone(),
+            test_tool: context.tool == "cargo.test",
+            diagnostics: DiagnosticSet::new(),
+            lints: LintMemory::default(),
+            block: None,
+            panics: [None, None],
+            tests: TestRun::default(),
+            crashed: HashSet::new(),
+            orphans: Vec::new(),
+            side_panics: Vec::new(),
+        }
+    }
+
+    fn close_block(&mut self) {
+        if let Some(block) = self.block.take() {
+            let orphan = block.orphan;
+            match block.finish(&mut self.lints, &self.cwd) {
+                Some(d) if orphan => self.orphans.push(d),
+                Some(d) => {
+                    self.diagnostics.push(d);
+                }
+                None => {}
+            }
+        }
+    }
+
+    fn close_panic(&mut self, slot: usize) {
+        if let Some(p) = self.panics[slot].take() {
+            let d = p.diag.with_log_range(p.start, p.last);
+            match p.owner {
+                PanicOwner::Test => {
+                    self.diagnostics.push(d);
+                }
+                PanicOwner::Orphan => self.orphans.push(d),
+                PanicOwner::Side => self.side_panics.push(d),
+            }
+        }
+    }
+
+    /// True while text without a test of its own may belong to the next doctest verdict.
+    fn collecting_orphans(&self) -> bool {
+        self.tests.doctests && self.tests.in_binary && self.tests.context() == Context::Free
+    }
+
+    fn verdict(&mut self, name: String, failed: bool) {
+        if failed {
+            for mut d in std::mem::take(&mut self.orphans) {
+                d.test = Some(name.clone());
+                self.diagnostics.push(d);
+            }
+        } else {
+            self.orphans.clear();
+        }
+    }
+
+    /// Offers a line to the panic being read on its stream; true when the panic took it.
+    fn feed_panic(&mut self, slot: usize, text: &str, number: u64) -> bool {
+        let Some(p) = self.panics[slot].as_mut() else { return false };
+        match &mut p.stage {
+            PanicStage::Message => {
+                p.diag.message = if text.trim().is_empty() { "explicit panic".into() } else { clip(text, MAX_MESSAGE) };
+                p.stage = PanicStage::Notes;
+                p.last = number;
+                true
+            }
+            PanicStage::Notes if text.starts_with(' ') && p.diag.notes.len() < PANIC_NOTES => {
+                p.diag.notes.push(clip(text, MAX_NOTE));
+                p.last = number;
+                true
+            }
+            PanicStage::Notes => {
+                self.close_panic(slot);
+                false
+            }
+            PanicStage::LegacyLocation { lines_left } => {
+                p.last = number;
+                if let Some((file, line, column)) = panic::legacy_location(text).and_then(split_location) {
+                    p.diag.file = Some(relative_to(file, &self.cwd));
+                    p.diag.line = Some(line);
+                    p.diag.column = column;
+                    self.close_panic(slot);
+                } else if *lines_left == 0 {
+                    self.close_panic(slot);
+                    return false;
+                } else {
+                    *lines_left -= 1;
+                }
+                true
+            }
+        }
+    }
+
+    fn dispatch(&mut self, line: Line<'_>) {
+        let bytes = line.bytes;
+        let first = bytes.first().copied().unwrap_or(b'\n');
+        if first == b'{' {
+            if bytes.starts_with(json::COMPILER_MESSAGE)
+                && let Some(d) = json::compiler_message(bytes, line.number, &self.cwd)
+            {
+                self.diagnostics.push(d);
+            }
+            return;
+        }
+        let relevant = matches!(first, b'e' | b'w' | b't' | b'n' | b'r' | b'-' | b'f' | b's')
+            || (first == b' ' && is_status_line(bytes))
+            || bytes.starts_with(libtest::COULD_NOT_COMPILE)
+            || self.tests.listening()
+            || short_form_candidate(bytes);
+        if !relevant {
+            return;
+        }
+        let text = line.text();
+        if self.tests.line(&text, line.number) {
+            if let Some((name, failed)) = self.tests.last_verdict.take() {
+                self.verdict(name, failed);
+            }
+            if !self.tests.in_binary {
+                self.orphans.clear();
+            }
+            return;
+        }
+        match first {
+            b'e' | b'w' => self.headline(&text, line.stream, line.number),
+            b't' => self.panic_start(&text, line.stream, line.number),
+            b'n' => self.did_not_panic(&text, line.number),
+            _ if short_form_candidate(bytes) => self.short_form(&text, line.number),
+            _ => {}
+        }
+    }
+
+    fn headline(&mut self, text: &str, stream: Stream, number: u64) {
+        let Some(head) = block::headline(text) else { return };
+        let kind = block::classify(&head);
+        match kind {
+            HeadlineKind::Summary => return,
+            HeadlineKind::TestBinary => self.tests.binary_ended(),
+            HeadlineKind::Report => {}
+        }
+        let orphan = self.collecting_orphans();
+        let (test, require_location) = match self.tests.context() {
+            Context::Success => return,
+            Context::Failure(name) => (Some(name.to_string()), true),
+            Context::Free => (None, self.tests.in_binary),
+        };
+        let mut block = Block::open(&head, kind, stream, number, test, require_location);
+        block.orphan = orphan && kind == HeadlineKind::Report;
+        self.block = Some(block);
+    }
+
+    fn panic_start(&mut self, text: &str, stream: Stream, number: u64) {
+        if !(self.test_tool || self.tests.seen) {
+            return;
+        }
+        let Some(start) = panic::start(text) else { return };
+        let thread = match &start {
+            PanicStart::AwaitMessage { thread, .. }
+            | PanicStart::Complete { thread, .. }
+            | PanicStart::AwaitLocation { thread, .. }
+            | PanicStart::StackOverflow { thread } => *thread,
+        };
+        // Captured output names the test in its section header; with --nocapture the thread
+        // carries the test's name. A doctest runs in its own process, on thread 'main'.
+        let orphan = self.collecting_orphans();
+        let (test, owner) = match self.tests.context() {
+            Context::Failure(name) if thread == name || thread == "main" => (Some(name.to_string()), PanicOwner::Test),
+            Context::Failure(name) => (Some(name.to_string()), PanicOwner::Side),
+            Context::Success => return,
+            Context::Free if thread == "main" && orphan => (None, PanicOwner::Orphan),
+            Context::Free if matches!(thread, "main" | "<unnamed>" | "rustc") => return,
+            Context::Free => (Some(libtest::bare_name(thread).to_string()), PanicOwner::Test),
+        };
+        let slot = slot(stream);
+        self.close_panic(slot);
+        let (diag, stage) = match start {
+            PanicStart::AwaitMessage { location, .. } => {
+                (self.located(Diagnostic::error(""), location), PanicStage::Message)
+            }
+            PanicStart::Complete { message, location, .. } => {
+                (self.located(Diagnostic::error(clip(message, MAX_MESSAGE)), location), PanicStage::Notes)
+            }
+            PanicStart::AwaitLocation { message, .. } => (
+                Diagnostic::error(clip(message, MAX_MESSAGE)),
+                PanicStage::LegacyLocation { lines_left: LEGACY_PANIC_LINES },
+            ),
+            PanicStart::StackOverflow { .. } => {
+                let mut d = Diagnostic::error("stack overflow").with_log_range(number, number);
+                if let Some(test) = test {
+                    self.crashed.insert(test.clone());
+                    d.test = Some(test);
+                }
+                self.diagnostics.push(d);
+                return;
+            }
+        };
+        let mut diag = diag;
+        diag.test = test;
+        self.panics[slot] = Some(Panic { diag, start: number, last: number, stage, owner });
+    }
+
+    fn located(&self, diag: Diagnostic, location: &str) -> Diagnostic {
+        match split_location(location) {
+            Some((file, line, column)) => diag.with_location(relative_to(file, &self.cwd), Some(line), column),
+            None => diag,
+        }
+    }
+
+    /// `note: test did not panic as expected at src/lib.rs:55:8` (a `should_panic` test), and
+    /// `note: panic did not contain expected string`, which explains the panic just read.
+    fn did_not_panic(&mut self, text: &str, number: u64) {
+        if text.starts_with("note: panic did not contain expected string") {
+            if let Context::Failure(name) = self.tests.context()
+                && let Some(last) = self.diagnostics.last_mut()
+                && last.test.as_deref() == Some(name)
+            {
+                last.notes.push("panic did not contain the expected string".into());
+            }
+            return;
+        }
+        let Some(rest) = text.strip_prefix("note: test did not panic as expected") else { return };
+        let mut diag = Diagnostic::error("test did not panic as expected").with_log_range(number, number);
+        if let Some(location) = rest.strip_prefix(" at ") {
+            diag = self.located(diag, location.trim());
+        }
+        match self.tests.context() {
+            Context::Failure(name) => diag.test = Some(name.to_string()),
+            Context::Success => return,
+            Context::Free => {}
+        }
+        self.diagnostics.push(diag);
+    }
+
+    /// `--message-format=short`: `src/a.rs:4:5: warning: unused import: `x``.
+    fn short_form(&mut self, text: &str, number: u64) {
+        let at = [text.find(": error"), text.find(": warning")].into_iter().flatten().min();
+        let Some(at) = at else { return };
+        let (Some((file, line, column)), Some(head)) = (split_location(&text[..at]), block::headline(&text[at + 2..]))
+        else {
+            return;
+        };
+        // The short form appends the primary label's help or note: `…: help: prefix it …`.
+        let tail = [head.message.find(": help: "), head.message.find(": note: ")].into_iter().flatten().min();
+        let (message, note) = match tail {
+            Some(at) => (&head.message[..at], Some(&head.message[at + 2..])),
+            None => (head.message, None),
+        };
+        let mut diag = Diagnostic::new(head.severity, clip(message, MAX_MESSAGE))
+            .with_location(relative_to(file, &self.cwd), Some(line), column)
+            .with_log_range(number, number);
+        diag.code = head.code.map(str::to_string).or_else(|| self.lints.recall(message));
+        diag.notes.extend(note.map(|n| clip(n, MAX_NOTE)));
+        self.diagnostics.push(diag);
+    }
+}
+
+impl Parser for CargoParser {
+    fn feed(&mut self, line: Line<'_>) {
+        let slot = slot(line.stream);
+        if self.panics[slot].is_some() && self.feed_panic(slot, &line.text(), line.number) {
+            return;
+        }
+        if let Some(block) = self.block.as_mut()
+            && block.stream == line.stream
+        {
+            match block.feed(&line.text(), line.number, &self.cwd) {
+                Flow::Consumed => return,
+                Flow::Closed => {
+                    self.close_block();
+                    return;
+                }
+                Flow::Ended => self.close_block(),
+            }
+        }
+        self.dispatch(line);
+    }
+
+    fn finish(mut self: Box<Self>, _end: &RunEnd) -> ParseResult {
+        self.close_block();
+        self.close_panic(0);
+        self.close_panic(1);
+        let CargoParser { diagnostics, lints, tests, crashed, side_panics, .. } = *self;
+        let mut kept = DiagnosticSet::new();
+        let mut diagnostics = diagnostics.into_vec();
+        for side in side_panics {
+            let own = diagnostics.iter_mut().find(|d| d.test.is_some() && d.test == side.test);
+            match own {
+                Some(own) => own.notes.push(format!(
+                    "another thread panicked at {}:{}: {}",
+                    side.file.as_deref().unwrap_or("?"),
+                    side.line.unwrap_or(0),
+                    side.message
+                )),
+                None => diagnostics.push(side),
+            }
+        }
+        for mut d in diagnostics {
+            // A passing should_panic test prints its panic too under --nocapture.
+            if let Some(test) = &d.test
+                && !tests.may_have_failed(test)
+                && !crashed.contains(test)
+            {
+                continue;
+            }
+            // The first diagnostic of a lint names it; one printed earlier (another crate,
+            // another stream) learns it now.
+            if d.code.is_none() && d.file.is_some() && d.test.is_none() {
+                d.code = lints.learned_only(&d.message);
+            }
+            kept.push(d);
+        }
+        let finished = tests.finish();
+        let reported: HashSet<String> = kept.iter().filter_map(|d| d.test.clone()).collect();
+        let mut failed_tests = Vec::with_capacity(finished.failed.len());
+        for failed in finished.failed {
+            if !reported.contains(&failed.name) {
+                // A test that failed without a panic (it returned Err, or was killed).
+                let message = failed.first_line.unwrap_or_else(|| "test failed".into());
+                let mut d = Diagnostic::error(message).with_test(failed.name.clone());
+                if let Some(header) = failed.header {
+                    d = d.with_log_range(header, header + 1);
+                }
+                kept.push(d);
+            }
+            failed_tests.push(failed.name);
+        }
+        ParseResult { success: None, diagnostics: kept.into_vec(), summary: finished.summary, failed_tests }
+    }
+}
+
+fn slot(stream: Stream) -> usize {
+    match stream {
+        Stream::Stdout => 0,
+        Stream::Stderr => 1,
+    }
+}
+
+/// A line that may be `path.rs:line:col: error…`: the text before its first `:` is a Rust file.
+fn short_form_candidate(bytes: &[u8]) -> bool {
+    bytes.first().is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'/' | b'_'))
+        && bytes.iter().position(|&b| b == b':').is_some_and(|colon| bytes[..colon].ends_with(b".rs"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,84 @@
+//! Small text helpers shared by the format parsers.
+
+/// Longest headline kept; a 10 MB line must not become a 10 MB message.
+pub(crate) const MAX_MESSAGE: usize = 400;
+
+/// Longest note kept.
+pub(crate) const MAX_NOTE: usize = 240;
+
+/// Most notes kept per diagnostic.
+pub(crate) const MAX_NOTES: usize = 4;
+
+/// `text` cut to at most `max` bytes on a character boundary, trimmed.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Cargo's right-aligned status lines (`   Compiling x`, `     Running …`, `   Doc-tests x`):
+/// the verb ends at column 12.
+pub(crate) fn is_status_line(line: &[u8]) -> bool {
+    let spaces = line.iter().take_while(|&&b| b == b' ').count();
+    if spaces == 0 || spaces >= 12 || line.len() < 13 || line[12] != b' ' {
+        return false;
+    }
+    let verb = &line[spaces..12];
+    verb[0].is_ascii_uppercase() && verb.iter().all(|&b| b.is_ascii_alphabetic() || b == b'-')
+}
+
+/// A line of a rustc code snippet: the `|` gutter (after an optional line number), `...`, or
+/// the ` --> `/` ::: ` location lines.
+pub(crate) fn is_snippet_line(line: &str) -> bool {
+    let rest = line.trim_start();
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+    rest.starts_with('|') || rest.starts_with("-->") || rest.starts_with(":::") || rest == "..."
+}
+
+/// The label after the first caret run of a snippet line (`|  ^^^ expected `u32``), if any.
+pub(crate) fn caret_label(line: &str) -> Option<&str> {
+    let (_, after_gutter) = line.split_once('|')?;
+    let start = after_gutter.find('^')?;
+    let rest = after_gutter[start..].trim_start_matches('^');
+    let label = rest.strip_prefix(' ')?.trim();
+    (!label.is_empty()).then_some(label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clips_on_char_boundaries() {
+        assert_eq!(clip("  short ", 10), "short");
+        assert_eq!(clip("ééééé", 3), "é…");
+    }
+
+    #[test]
+    fn recognises_status_lines() {
+        assert!(is_status_line(b"   Compiling foo v0.1.0 (/x)"));
+        assert!(is_status_line(b"   Doc-tests foo"));
+        assert!(is_status_line(b"     Running unittests src/lib.rs (target/debug/deps/x)"));
+        assert!(!is_status_line(b"  = note: x"));
+        assert!(!is_status_line(b"12 |     let x = 1;"));
+        assert!(!is_status_line(b"    tests::a_failing_test"));
+        assert!(!is_status_line(b"   Short"));
+    }
+
+    #[test]
+    fn reads_snippets_and_labels() {
+        assert!(is_snippet_line("12 |     let x = 1;"));
+        assert!(is_snippet_line("   |         ^ help"));
+        assert!(is_snippet_line("  ::: src/a.rs:1:1"));
+        assert!(!is_snippet_line("   = note: x"));
+        assert_eq!(caret_label("   |     ^^^^ expected `u32`, found `i64`"), Some("expected `u32`, found `i64`"));
+        assert_eq!(caret_label("   |     ----- value moved here"), None);
+        assert_eq!(caret_label("   |     ^^^^"), None);
+    }
+}

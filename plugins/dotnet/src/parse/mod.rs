@@ -1,0 +1,368 @@
+//! The parser for every dotnet tool: it routes each line to the format that owns it and merges
+//! the console with the reports handed over when the run ends.
+//!
+//! - [`msbuild`]: canonical diagnostic lines (MSBuild, Roslyn, NuGet, SDK, mcs, xbuild, Terminal
+//!   Logger), each distinct one once;
+//! - [`failure`]: failed tests printed by VSTest, the Terminal Logger, Microsoft.Testing.Platform
+//!   and nunit-console;
+//! - [`summary`]: the runners' totals;
+//! - [`report`]: TRX and NUnit XML files.
+
+pub mod failure;
+pub mod msbuild;
+pub mod report;
+pub mod summary;
+pub mod text;
+
+use buildvise_plugin_api::{
+    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, RunEnd, Severity, TestSummary, relative_to,
+};
+use failure::{Block, Failure};
+use msbuild::Canonical;
+use std::collections::HashSet;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use summary::{Counts, Summaries};
+use text::{file_stem, indent, is_project_file, strip_ci_timestamp, without_digits};
+
+/// Notes kept on one build diagnostic (NuGet's dependency paths, related locations).
+const MAX_NOTES: usize = 5;
+
+/// The canonical line a following line may continue.
+#[derive(Debug)]
+struct LastDiagnostic {
+    origin: String,
+    code: Option<String>,
+    severity: Severity,
+    /// Whether it was new (a repeat after `Build FAILED.` takes no notes).
+    added: bool,
+}
+
+pub struct DotnetParser {
+    cwd: String,
+    is_test: bool,
+    diagnostics: DiagnosticSet,
+    /// Build diagnostics seen, keyed without digits in the message: MSBuild's retry warnings
+    /// (`MSB3026 … Beginning retry 3 …`) are one diagnostic.
+    seen_build: HashSet<u64>,
+    last: Option<LastDiagnostic>,
+    block: Option<Block>,
+    failed_tests: Vec<String>,
+    failed_seen: HashSet<String>,
+    /// xunit's `[FAIL]` lines, used only for tests no runner line reported.
+    xunit_failures: Vec<(String, u64)>,
+    summaries: Summaries,
+    /// Inside nunit-console's `Errors and Failures:` section.
+    nunit_section: bool,
+    crash: Option<Diagnostic>,
+    crash_reported: bool,
+    awaiting_crash_test: bool,
+    /// Assemblies that ran (`Test run for …/X.dll`), by file stem.
+    test_runs: HashSet<String>,
+    /// Projects with build errors, by file stem.
+    failed_projects: HashSet<String>,
+}
+
+impl DotnetParser {
+    pub fn new(context: &ParseContext) -> Self {
+        DotnetParser {
+            cwd: context.cwd.clone(),
+            is_test: context.tool == "dotnet.test",
+            diagnostics: DiagnosticSet::new(),
+            seen_build: HashSet::new(),
+            last: None,
+            block: None,
+            failed_tests: Vec::new(),
+            failed_seen: HashSet::new(),
+            xunit_failures: Vec::new(),
+            summaries: Summaries::default(),
+            nunit_section: false,
+            crash: None,
+            crash_reported: false,
+            awaiting_crash_test: false,
+            test_runs: HashSet::new(),
+            failed_projects: HashSet::new(),
+        }
+    }
+
+    fn dispatch(&mut self, text: &str, number: u64) {
+        let trimmed = text.trim();
+        if trimmed.is_empty() || trimmed.starts_with("##[") {
+            return;
+        }
+        if self.awaiting_crash_test {
+            self.awaiting_crash_test = false;
+            if let Some(crash) = &mut self.crash {
+                crash.test = Some(trimmed.to_string());
+                return;
+            }
+        }
+        if self.summaries.feed(trimmed) {
+            self.last = None;
+            return;
+        }
+        if let Some(block) = self.open_block(text, trimmed, number) {
+            self.block = Some(block);
+            self.last = None;
+            return;
+        }
+        if self.marker(text, trimmed, number) {
+            return;
+        }
+        if msbuild::might_be_diagnostic(trimmed.as_bytes())
+            && let Some(canonical) = msbuild::parse(trimmed)
+        {
+            self.canonical(canonical, text, number);
+            return;
+        }
+        self.last = None;
+    }
+
+    fn open_block(&self, text: &str, trimmed: &str, number: u64) -> Option<Block> {
+        match trimmed.as_bytes().first()? {
+            b'F' => Block::vstest(text, number),
+            b'f' => Block::mtp(text, number),
+            b'0'..=b'9' if self.nunit_section => Block::nunit(trimmed, number),
+            _ => None,
+        }
+    }
+
+    /// Lines that matter without being diagnostics. Returns true when `trimmed` was one.
+    fn marker(&mut self, text: &str, trimmed: &str, number: u64) -> bool {
+        if let Some(rest) = trimmed.strip_prefix("[xUnit.net ") {
+            if let Some(name) = rest.strip_suffix("[FAIL]")
+                && let Some((_, name)) = name.split_once(']')
+            {
+                self.xunit_failures.push((name.trim().to_string(), number));
+            }
+            return true;
+        }
+        if let Some(rest) = trimmed.strip_prefix("Test run for ") {
+            let assembly = rest.rsplit_once(" (").map_or(rest, |(path, _)| path);
+            self.test_runs.insert(file_stem(assembly).to_ascii_lowercase());
+            self.flush_crash();
+            return true;
+        }
+        if trimmed.starts_with("Errors and Failures:") || trimmed.starts_with("Errors, Failures and Warnings") {
+            self.nunit_section = true;
+            return true;
+        }
+        if ["Tests Not Run:", "Run Settings", "Test Run Summary"].iter().any(|p| trimmed.starts_with(p)) {
+            self.nunit_section = false;
+            return true;
+        }
+        if trimmed.starts_with("The active test run was aborted")
+            || trimmed.starts_with("The active Test Run was aborted")
+            || trimmed.starts_with("Test Run Aborted")
+        {
+            match &mut self.crash {
+                Some(crash) => {
+                    if crash.notes.len() < MAX_NOTES && !trimmed.starts_with("Test Run Aborted.") {
+                        crash.notes.push(trimmed.to_string());
+                    }
+                    if let Some(range) = &mut crash.log_range {
+                        range.end = range.end.max(number);
+                    }
+                }
+                None => self.crash = Some(Diagnostic::error(trimmed).with_log_range(number, number)),
+            }
+            return true;
+        }
+        if trimmed.starts_with("The test running when the crash occurred:") {
+            self.awaiting_crash_test = self.crash.is_some();
+            return true;
+        }
+        if let Some(switch) = trimmed.strip_prefix("Switch: ") {
+            self.note_on_last(format!("switch: {switch}"), number);
+            return true;
+        }
+        if (trimmed.ends_with("previous error)") || trimmed.ends_with("previous warning)"))
+            && let Some((location, _)) = trimmed.split_once(" (Location of the symbol related to previous")
+        {
+            self.note_on_last(format!("related: {}", relative_to(location.trim_end_matches(':'), &self.cwd)), number);
+            return true;
+        }
+        if text.starts_with("  ")
+            && let Some(project) = msbuild::terminal_logger_failed_project(text)
+        {
+            self.failed_projects.insert(project.to_ascii_lowercase());
+            self.last = None;
+            return true;
+        }
+        false
+    }
+
+    fn note_on_last(&mut self, note: String, number: u64) {
+        if let Some(last) = &self.last
+            && last.added
+            && let Some(d) = self.diagnostics.last_mut()
+        {
+            if d.notes.len() < MAX_NOTES {
+                d.notes.push(note);
+            }
+            if let Some(range) = &mut d.log_range {
+                range.end = range.end.max(number);
+            }
+        }
+    }
+
+    fn canonical(&mut self, c: Canonical, text: &str, number: u64) {
+        if c.code.as_deref() == Some("TESTERROR") {
+            let mut failure = Failure::new("", Some(number));
+            failure.code = c.code;
+            failure.location = Some((c.origin, c.line));
+            self.block = Some(Block::terminal_logger(indent(text), failure));
+            self.last = None;
+            return;
+        }
+        if c.indented
+            && let Some(last) = &self.last
+            && last.origin == c.origin
+            && last.code == c.code
+            && last.severity == c.severity
+        {
+            self.note_on_last(c.message, number);
+            return;
+        }
+        if c.severity == Severity::Error {
+            let project =
+                [Some(c.origin.as_str()), c.project.as_deref()].into_iter().flatten().find(|p| is_project_file(p));
+            if let Some(project) = project {
+                self.failed_projects.insert(file_stem(project).to_ascii_lowercase());
+            }
+        }
+
+        let mut d = Diagnostic::new(c.severity, c.message);
+        if !c.origin.is_empty() {
+            d = d.with_location(relative_to(&c.origin, &self.cwd), c.line, c.column);
+        }
+        d.end_line = c.end_line;
+        d.end_column = c.end_column;
+        let code = c.code.clone();
+        d.code = c.code;
+        d = d.with_log_range(number, number);
+        if let Some(help) = c.help {
+            d.notes.push(help);
+        }
+        // When the file is a tool or an SDK .targets file, the project is the only pointer to
+        // the culprit.
+        let file_is_not_source = !is_project_file(&c.origin)
+            && (c.line.is_none() || c.origin.ends_with(".targets") || c.origin.ends_with(".props"));
+        if let Some(project) = c.project.filter(|p| file_is_not_source && is_project_file(p)) {
+            d.notes.push(format!("project: {}", relative_to(&project, &self.cwd)));
+        }
+
+        let added = self.seen_build.insert(build_key(&d)) && self.diagnostics.push(d);
+        self.last = Some(LastDiagnostic { origin: c.origin, code, severity: c.severity, added });
+    }
+
+    fn close_block(&mut self) {
+        if let Some(block) = self.block.take() {
+            self.add_failure(block.failure);
+        }
+    }
+
+    /// Records a failed test; a test reported twice (xunit's `[FAIL]` and VSTest's `Failed`, a
+    /// re-logged `TESTERROR`, the same test on two target frameworks) is one failure.
+    fn add_failure(&mut self, failure: Failure) {
+        if !failure.name.is_empty() {
+            if !self.failed_seen.insert(failure.name.clone()) {
+                return;
+            }
+            self.failed_tests.push(failure.name.clone());
+        }
+        self.diagnostics.push(failure.into_diagnostic(&self.cwd));
+    }
+
+    fn flush_crash(&mut self) {
+        if let Some(crash) = self.crash.take() {
+            self.diagnostics.push(crash);
+            self.crash_reported = true;
+        }
+        self.awaiting_crash_test = false;
+    }
+
+    /// Test projects that failed to build: projects with build errors that never ran tests.
+    fn projects_build_failed(&self) -> u64 {
+        self.failed_projects.iter().filter(|p| !self.test_runs.contains(*p)).count() as u64
+    }
+}
+
+/// Identity of a build diagnostic with the digits of its message blinded.
+fn build_key(d: &Diagnostic) -> u64 {
+    let mut h = DefaultHasher::new();
+    (d.severity, &d.file, d.line, d.column, &d.code, without_digits(&d.message)).hash(&mut h);
+    h.finish()
+}
+
+impl Parser for DotnetParser {
+    fn feed(&mut self, line: Line<'_>) {
+        let text = line.text();
+        let text = strip_ci_timestamp(&text);
+        if let Some(block) = &mut self.block {
+            if block.feed(text, line.number) {
+                return;
+            }
+            self.close_block();
+        }
+        self.dispatch(text, line.number);
+    }
+
+    fn finish(mut self: Box<Self>, end: &RunEnd) -> ParseResult {
+        self.close_block();
+        self.flush_crash();
+
+        let mut from_reports: Option<Counts> = None;
+        for path in &end.artifacts {
+            let Some(report) = report::read(path) else {
+                continue;
+            };
+            let counts = from_reports.get_or_insert_with(Counts::default);
+            counts.passed += report.counts.passed;
+            counts.failed += report.counts.failed;
+            counts.skipped += report.counts.skipped;
+            counts.total += report.counts.total;
+            for failure in report.failures {
+                if failure.name.is_empty() || !self.failed_seen.contains(&failure.name) {
+                    self.add_failure(failure);
+                }
+            }
+            if !self.crash_reported {
+                for error in report.run_errors {
+                    self.diagnostics.push(Diagnostic::error(error));
+                }
+            }
+        }
+        for (name, number) in std::mem::take(&mut self.xunit_failures) {
+            if !self.failed_seen.contains(&name) {
+                self.add_failure(Failure::new(&name, Some(number)));
+            }
+        }
+
+        let summary = if self.is_test {
+            let failed = self.failed_tests.len() as u64;
+            let counts =
+                self.summaries.best().or(from_reports).unwrap_or(Counts { failed, total: failed, ..Counts::default() });
+            Some(TestSummary {
+                passed: counts.passed,
+                failed: counts.failed,
+                skipped: counts.skipped,
+                total: counts.total,
+                projects_build_failed: Some(self.projects_build_failed()),
+                ..TestSummary::default()
+            })
+        } else {
+            None
+        };
+        let this = *self;
+        ParseResult {
+            success: None,
+            diagnostics: this.diagnostics.into_vec(),
+            summary,
+            failed_tests: this.failed_tests,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,315 @@
+//! MSBuild's canonical diagnostic line, which Roslyn, NuGet, the SDK, Mono's `mcs`/`xbuild` and
+//! the Terminal Logger all print:
+//!
+//! ```text
+//! origin[(line,col)] : [subcategory] error|warning [CODE] : message [ [project] ]
+//! ```
+//!
+//! `origin` is a file (`/src/A.cs(3,5)`, `C:\x\App.csproj`, `X.sln`) or a tool (`CSC`, `MSBUILD`).
+
+use super::text::is_project_file;
+use buildvise_plugin_api::Severity;
+use memchr::memmem::Finder;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// Lines longer than this are tool output (base64, minified JSON), never diagnostics.
+const MAX_DIAGNOSTIC_LEN: usize = 256 * 1024;
+
+static WITH_ORIGIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?P<origin>\S.*?)\s*:\s+(?:[A-Za-z][A-Za-z ]*?\s+)?(?P<sev>error|warning)(?:\s+(?P<code>[A-Za-z][A-Za-z0-9_.-]*))?\s*:(?P<msg>.*)$",
+    )
+    .expect("valid regex")
+});
+
+static WITHOUT_ORIGIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<sev>error|warning)\s+(?P<code>[A-Za-z]+[0-9][A-Za-z0-9_.-]*)\s*:(?P<msg>.*)$")
+        .expect("valid regex")
+});
+
+/// One canonical diagnostic line, taken apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Canonical {
+    pub severity: Severity,
+    /// The file or tool, as printed.
+    pub origin: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub end_line: Option<u32>,
+    pub end_column: Option<u32>,
+    pub code: Option<String>,
+    /// The message without the project suffix and help link.
+    pub message: String,
+    /// The project from the ` [..]` suffix, without `::TargetFramework=`.
+    pub project: Option<String>,
+    /// The `(https://…)` help link analyzers append.
+    pub help: Option<String>,
+    /// True when the message starts with blanks: NuGet's continuation lines
+    /// (`error NU1605:  App -> Pkg (>= 2.0)`).
+    pub indented: bool,
+}
+
+/// Cheap test before any regex: could `bytes` hold a canonical diagnostic?
+pub fn might_be_diagnostic(bytes: &[u8]) -> bool {
+    static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"error"));
+    static WARNING: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"warning"));
+    bytes.len() <= MAX_DIAGNOSTIC_LEN
+        && (ERROR.find_iter(bytes).any(|at| severity_then_colon(bytes, at, 5))
+            || WARNING.find_iter(bytes).any(|at| severity_then_colon(bytes, at, 7)))
+}
+
+/// True when the severity word at `at` stands alone and is followed by an optional code and a
+/// colon (`error CS0103:`, `warning :`), as in every canonical line.
+fn severity_then_colon(bytes: &[u8], at: usize, len: usize) -> bool {
+    if at > 0 && !bytes[at - 1].is_ascii_whitespace() {
+        return false;
+    }
+    let is_code = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    let rest = &bytes[at + len..];
+    let blanks = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let after_blanks = &rest[blanks(rest)..];
+    let after_code = &after_blanks[after_blanks.iter().take_while(|b| is_code(b)).count()..];
+    // A code glued to the word (`errors:`, `warnings:`) means the word went on.
+    let word_continues = after_code.len() < after_blanks.len() && after_blanks.len() == rest.len();
+    if word_continues {
+        return false;
+    }
+    after_code[blanks(after_code)..].first() == Some(&b':')
+}
+
+/// Parses one line (leading blanks and CI prefixes already removed).
+pub fn parse(text: &str) -> Option<Canonical> {
+    if (text.starts_with("error") || text.starts_with("warning"))
+        && let Some(c) = WITHOUT_ORIGIN.captures(text)
+    {
+        return Some(build(String::new(), None, &c["sev"], c.name("code").map(|m| m.as_str()), &c["msg"]));
+    }
+    let c = WITH_ORIGIN.captures(text)?;
+    let (origin, location) = split_origin(&c["origin"]);
+    if !plausible_origin(origin, location.is_some()) {
+        return None;
+    }
+    Some(build(origin.to_string(), location, &c["sev"], c.name("code").map(|m| m.as_str()), &c["msg"]))
+}
+
+fn build(origin: String, location: Option<[Option<u32>; 4]>, sev: &str, code: Option<&str>, raw: &str) -> Canonical {
+    let raw = raw.strip_prefix(' ').unwrap_or(raw);
+    let indented = raw.starts_with([' ', '\t']);
+    let (message, project) = split_project_suffix(raw.trim());
+    let (message, help) = split_help_link(message);
+    let [line, column, end_line, end_column] = location.unwrap_or_default();
+    Canonical {
+        severity: if sev == "error" { Severity::Error } else { Severity::Warning },
+        origin,
+        line,
+        column,
+        end_line,
+        end_column,
+        code: code.map(str::to_string),
+        message: message.to_string(),
+        project: project.map(str::to_string),
+        help: help.map(str::to_string),
+        indented,
+    }
+}
+
+/// `File.cs(12,5)` → (`File.cs`, [12, 5, -, -]); also `(12)`, `(12,5,12,9)` and `(12-14)`.
+fn split_origin(origin: &str) -> (&str, Option<[Option<u32>; 4]>) {
+    let origin = origin.trim();
+    let Some(inner) = origin.strip_suffix(')') else {
+        return (origin, None);
+    };
+    let Some(open) = inner.rfind('(') else {
+        return (origin, None);
+    };
+    let numbers = &inner[open + 1..];
+    let file = inner[..open].trim_end();
+    if file.is_empty() {
+        return (origin, None);
+    }
+    let mut out = [None; 4];
+    if let Some((a, b)) = numbers.split_once('-') {
+        match (a.parse(), b.parse()) {
+            (Ok(a), Ok(b)) => {
+                out[0] = Some(a);
+                out[2] = Some(b);
+            }
+            _ => return (origin, None),
+        }
+        return (file, Some(out));
+    }
+    for (i, part) in numbers.split(',').enumerate() {
+        match (i, part.trim().parse::<u32>()) {
+            (0..=3, Ok(n)) => out[i] = Some(n),
+            _ => return (origin, None),
+        }
+    }
+    (file, Some(out))
+}
+
+/// Origins are files or tool names; anything else (`Expected: error X1: y` inside test output)
+/// is prose that merely looks like a diagnostic.
+fn plausible_origin(origin: &str, has_location: bool) -> bool {
+    if origin.is_empty() || origin.contains(": ") {
+        return false;
+    }
+    has_location
+        || origin.contains(['/', '\\', '.'])
+        || origin.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
+/// Splits MSBuild's ` [/abs/App.csproj]` / ` [App.csproj::TargetFramework=net8.0]` / ` [X.sln]`
+/// suffix off a message. Brackets that are part of the message (`[ Nearest version: 8.5.2 ]`)
+/// stay.
+pub fn split_project_suffix(message: &str) -> (&str, Option<&str>) {
+    let Some(body) = message.strip_suffix(']') else {
+        return (message, None);
+    };
+    let Some(open) = body.rfind(" [").or_else(|| body.starts_with('[').then_some(0)) else {
+        return (message, None);
+    };
+    let inner = body[open..].trim_start().trim_start_matches('[');
+    let project = inner.split("::").next().unwrap_or(inner).trim();
+    let lower = project.to_ascii_lowercase();
+    let is_project =
+        is_project_file(project) || lower.ends_with(".sln") || lower.ends_with(".slnx") || lower.ends_with(".slnf");
+    if is_project { (body[..open].trim_end(), Some(project)) } else { (message, None) }
+}
+
+/// Splits the `(https://learn.microsoft.com/…)` help link analyzers put at the end of a message.
+fn split_help_link(message: &str) -> (&str, Option<&str>) {
+    if let Some(body) = message.strip_suffix(')')
+        && let Some(open) = body.rfind(" (http")
+    {
+        let url = &body[open + 2..];
+        if !url.contains(' ') {
+            return (body[..open].trim_end(), Some(url));
+        }
+    }
+    (message, None)
+}
+
+/// The Terminal Logger's per-project line, `  Inventory.Api failed with 2 error(s) (0.9s)` or
+/// `  Lib net8.0 failed with 1 error(s)`, gives the project that failed to build. Test projects
+/// whose tests failed (`  Lib.Tests test failed with …`) and MTP's assembly lines (paths) are not
+/// build failures.
+pub fn terminal_logger_failed_project(line: &str) -> Option<&str> {
+    let head = line.strip_prefix("  ")?;
+    if head.starts_with(' ') {
+        return None;
+    }
+    let mut words = head.splitn(5, ' ');
+    let mut next = || words.next().unwrap_or("");
+    let (project, second, third, fourth) = (next(), next(), next(), next());
+    let header = (second == "failed" && third == "with") || (third == "failed" && fourth == "with" && second != "test");
+    (header && !project.contains(['/', '\\'])).then_some(project)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roslyn_error_with_project_suffix() {
+        let d = parse("/src/Inv/Program.cs(12,36): error CS0103: The name 'x' does not exist in the current context [/src/Inv/Inv.csproj]").unwrap();
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!(d.origin, "/src/Inv/Program.cs");
+        assert_eq!((d.line, d.column), (Some(12), Some(36)));
+        assert_eq!(d.code.as_deref(), Some("CS0103"));
+        assert_eq!(d.message, "The name 'x' does not exist in the current context");
+        assert_eq!(d.project.as_deref(), Some("/src/Inv/Inv.csproj"));
+    }
+
+    #[test]
+    fn windows_paths_with_spaces_and_target_framework_suffix() {
+        let d = parse(r"C:\Program Files\dotnet\sdk\8.0.404\Microsoft.Common.CurrentVersion.targets(4895,5): warning MSB3026: Could not copy. [D:\w\Api\Api.csproj::TargetFramework=net8.0]").unwrap();
+        assert_eq!(d.origin, r"C:\Program Files\dotnet\sdk\8.0.404\Microsoft.Common.CurrentVersion.targets");
+        assert_eq!(d.line, Some(4895));
+        assert_eq!(d.code.as_deref(), Some("MSB3026"));
+        assert_eq!(d.message, "Could not copy.");
+        assert_eq!(d.project.as_deref(), Some(r"D:\w\Api\Api.csproj"));
+    }
+
+    #[test]
+    fn project_level_nuget_and_subcategory_and_tools() {
+        let d = parse(r"C:\w\Vuln.csproj : warning NU1903: Package 'X' 9.0.1 has a known high severity vulnerability, https://github.com/advisories/GHSA-1").unwrap();
+        assert_eq!((d.origin.as_str(), d.line), (r"C:\w\Vuln.csproj", None));
+        assert!(d.message.ends_with("GHSA-1"));
+        let d = parse(r"C:\w\W.sln : Solution file error MSB4249: Unable to build website project").unwrap();
+        assert_eq!((d.origin.as_str(), d.code.as_deref()), (r"C:\w\W.sln", Some("MSB4249")));
+        let d = parse("CSC : error SA0001: XML comment analysis is disabled [/p/Lib.csproj]").unwrap();
+        assert_eq!((d.origin.as_str(), d.project.as_deref()), ("CSC", Some("/p/Lib.csproj")));
+        let d = parse("MSBUILD: error MSBUILD0000: Project file 'a.csproj' not found.").unwrap();
+        assert_eq!((d.origin.as_str(), d.code.as_deref()), ("MSBUILD", Some("MSBUILD0000")));
+        let d = parse("error NETSDK1013: The TargetFramework value 'net9' was not recognized.").unwrap();
+        assert_eq!((d.origin.as_str(), d.code.as_deref()), ("", Some("NETSDK1013")));
+    }
+
+    #[test]
+    fn nuget_continuations_are_flagged() {
+        let d = parse("/p/App.csproj : error NU1605:  App -> Pkg 2.0 -> Dep (>= 2.0)  [/p/App.sln]").unwrap();
+        assert!(d.indented);
+        assert_eq!(d.project.as_deref(), Some("/p/App.sln"));
+        let d = parse(
+            "/p/App.csproj : error NU1102: Unable to find package X with version (>= 9.0.0) [ Nearest version: 8.5.2 ]",
+        )
+        .unwrap();
+        assert!(!d.indented);
+        assert!(d.message.ends_with("[ Nearest version: 8.5.2 ]"));
+        assert_eq!(d.project, None);
+    }
+
+    #[test]
+    fn help_links_and_mono_quotes() {
+        let d = parse(
+            "A.cs(5,17): warning CA1822: Member 'M' can be static (https://learn.microsoft.com/ca1822) [/p/A.csproj]",
+        )
+        .unwrap();
+        assert_eq!(d.message, "Member 'M' can be static");
+        assert_eq!(d.help.as_deref(), Some("https://learn.microsoft.com/ca1822"));
+        let d = parse("src/Item.cs(19,29): error CS1061: Type `string' does not contain a definition for `Lenght'")
+            .unwrap();
+        assert_eq!((d.origin.as_str(), d.line, d.column), ("src/Item.cs", Some(19), Some(29)));
+    }
+
+    #[test]
+    fn locations_in_every_shape() {
+        assert_eq!(parse("A.cs(7): error TESTERROR: ").unwrap().line, Some(7));
+        let d = parse("A.cs(3,4,3,9): warning X1: m").unwrap();
+        assert_eq!((d.line, d.column, d.end_line, d.end_column), (Some(3), Some(4), Some(3), Some(9)));
+        let d = parse("A.cs(3-5): warning X1: m").unwrap();
+        assert_eq!((d.line, d.end_line), (Some(3), Some(5)));
+    }
+
+    #[test]
+    fn prose_is_not_a_diagnostic() {
+        assert_eq!(parse("src/Item.cs(8,23): (Location of the symbol related to previous error)"), None);
+        assert_eq!(parse("Expected: error X1: y"), None);
+        assert_eq!(parse("  Error Message:"), None);
+        assert_eq!(parse("Build succeeded with 1 warning(s) in 2.0s"), None);
+        assert_eq!(parse("    0 Warning(s)"), None);
+    }
+
+    #[test]
+    fn cheap_check_matches_what_the_regex_needs() {
+        assert!(might_be_diagnostic(b"A.cs(1,2): error CS1: x"));
+        assert!(might_be_diagnostic(b"EXEC : error : x"));
+        assert!(might_be_diagnostic(b"X.sln : Solution file warning MSB1: x"));
+        assert!(!might_be_diagnostic(b"  Restored /p/App.csproj (no errors or warnings)"));
+        assert!(!might_be_diagnostic(b"info: some error text mentioned: warning count 3"));
+        assert!(!might_be_diagnostic(b"Total errors: 3"));
+        assert!(!might_be_diagnostic(b"trailing error"));
+    }
+
+    #[test]
+    fn terminal_logger_project_lines() {
+        assert_eq!(
+            terminal_logger_failed_project("  Inventory.Api failed with 2 error(s) and 1 warning(s) (0.9s)"),
+            Some("Inventory.Api")
+        );
+        assert_eq!(terminal_logger_failed_project("  Lib net8.0 failed with 1 error(s) (0.2s)"), Some("Lib"));
+        assert_eq!(terminal_logger_failed_project("  Lib.Tests test failed with 1 error(s) (0.5s)"), None);
+        assert_eq!(terminal_logger_failed_project("/r/bin/T.dll (net10.0|x64) failed with 1 error(s)"), None);
+    }
+}

@@ -1,0 +1,257 @@
+//! Jest 29 and 30 (also with ts-jest and babel-jest): the report Jest writes to stderr.
+//!
+//! `FAIL path` opens a test file; each failure is a block under `  ● A › B › test` with the
+//! message, a code frame and `at fn (file:line:col)` frames (Jest 30 adds a `Cause:` block for
+//! timeouts whose frame points at the `test(` call). `● Test suite failed to run` is a file that
+//! did not load: ts-jest prints the type errors inside it tsc-style (the tsc recogniser reports
+//! those), babel a `SyntaxError: /abs/file: msg (line:col)` with a 0-based column. With many
+//! suites, Jest prints every block again under "Summary of all failing tests"; the sink drops
+//! the repeats.
+
+use super::{Ln, Recogniser, frames, parse_counts};
+use crate::parse::sink::Sink;
+use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static BABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^SyntaxError: (?P<file>.+?): (?P<msg>.*) \((?P<line>\d+):(?P<col>\d+)\)$").expect("valid regex")
+});
+
+const MAX_NOTES: usize = 3;
+
+#[derive(Default)]
+pub struct Jest {
+    /// The test file of the last `FAIL` line.
+    suite_file: Option<String>,
+    block: Option<Block>,
+}
+
+struct Block {
+    /// None for "Test suite failed to run".
+    test: Option<String>,
+    suite_file: Option<String>,
+    start: u64,
+    end: u64,
+    headline: Option<String>,
+    notes: Vec<String>,
+    frame: Option<frames::Frame>,
+    /// The sink's size when the block opened: grown means ts-jest's type errors were reported.
+    reported_before: usize,
+}
+
+impl Recogniser for Jest {
+    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+        let text = ln.text;
+        let trimmed = text.trim_start();
+        if let Some(title) = text.strip_prefix("  \u{25cf} ") {
+            self.flush(sink);
+            let title = title.trim();
+            if title == "Console" {
+                return true;
+            }
+            let test = (title != "Test suite failed to run")
+                .then(|| join_test_name(&title.split(" \u{203a} ").collect::<Vec<_>>()));
+            self.block = Some(Block {
+                test,
+                suite_file: self.suite_file.clone(),
+                start: ln.number,
+                end: ln.number,
+                headline: None,
+                notes: Vec::new(),
+                frame: None,
+                reported_before: sink.count(),
+            });
+            return true;
+        }
+        if let Some(path) = trimmed.strip_prefix("FAIL ").or_else(|| trimmed.strip_prefix("PASS ")) {
+            let path = path.trim();
+            // Vitest's `FAIL  file > test` and `FAIL  file [ file ]` are not Jest's.
+            if path.contains(" > ") || path.ends_with(']') || path.is_empty() {
+                return false;
+            }
+            self.flush(sink);
+            let path = match path.rfind(" (") {
+                Some(i) if path.ends_with(')') => &path[..i],
+                _ => path,
+            };
+            self.suite_file = Some(path.to_string());
+            return true;
+        }
+        if let Some(counts) = trimmed.strip_prefix("Tests:") {
+            self.flush(sink);
+            let counts = parse_counts(counts.split(','));
+            let get = |k: &str| counts.iter().find(|(w, _)| *w == k).map_or(0, |(_, n)| *n);
+            sink.add_summary(TestSummary {
+                passed: get("passed"),
+                failed: get("failed"),
+                skipped: get("skipped") + get("todo") + get("pending"),
+                total: get("total"),
+                ..TestSummary::default()
+            });
+            return true;
+        }
+        if trimmed.starts_with("Test Suites:") || trimmed.starts_with("Summary of all failing tests") {
+            self.flush(sink);
+            return true;
+        }
+        let Some(block) = &mut self.block else { return false };
+        let line = text.trim();
+        if line.is_empty() {
+            return true;
+        }
+        block.end = ln.number;
+        if block.headline.is_none() {
+            block.headline = Some(line.to_string());
+            if block.test.is_none()
+                && let Some(caps) = BABEL.captures(line)
+            {
+                let number = |name: &str| caps[name].parse::<u32>().ok();
+                block.headline = Some(format!("SyntaxError: {}", &caps["msg"]));
+                // Babel counts columns from 0.
+                block.frame = number("line").map(|l| frames::Frame {
+                    file: caps["file"].to_string(),
+                    line: l,
+                    column: number("col").map(|c| c + 1),
+                });
+            }
+        } else if block.frame.is_none() && line.starts_with("at ") {
+            block.frame = frames::project_frame(line);
+        } else if block.notes.len() < MAX_NOTES && (line.starts_with("Expected") || line.starts_with("Received")) {
+            block.notes.push(line.to_string());
+        }
+        true
+    }
+
+    fn flush(&mut self, sink: &mut Sink) {
+        let Some(block) = self.block.take() else { return };
+        if block.test.is_none() && sink.count() > block.reported_before {
+            return;
+        }
+        let mut diagnostic = Diagnostic::error(block.headline.unwrap_or_else(|| "test failed".into()));
+        diagnostic.notes = block.notes;
+        match (block.frame, block.suite_file) {
+            (Some(frame), _) => diagnostic = diagnostic.with_location(frame.file, Some(frame.line), frame.column),
+            (None, Some(file)) if block.test.is_none() => diagnostic = diagnostic.with_location(file, None, None),
+            _ => {}
+        }
+        if let Some(test) = &block.test {
+            sink.failed_test(test);
+            diagnostic = diagnostic.with_test(test);
+        }
+        sink.push(diagnostic.with_log_range(block.start, block.end));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::tests::{errors, parse};
+
+    const JEST30: &str = "\n> kit@1.0.0 test\n> jest\n\n\
+FAIL test/users.test.js\n\
+\x20 \u{25cf} users \u{203a} loads within the deadline\n\
+\n\
+\x20   thrown: \"Exceeded timeout of 200 ms for a test.\n\
+\x20   Add a timeout value to this test to increase the timeout.\"\n\
+\n\
+\x20     at _getError (node_modules/jest-circus/build/jestAdapterInit.js:1985:12)\n\
+\x20         at Array.map (<anonymous>)\n\
+\n\
+\x20   Cause:\n\
+\x20       > 13 |   test('loads within the deadline', async () => {\n\
+\x20         at test (test/users.test.js:13:3)\n\
+\x20         at Object.describe (test/users.test.js:3:1)\n\
+\n\
+FAIL test/strings.test.js\n\
+\x20 \u{25cf} strings \u{203a} csv \u{203a} rejects a bad quote\n\
+\n\
+\x20   SyntaxError: Unterminated quoted field\n\
+\n\
+\x20   > 31 |     throw new SyntaxError(`Unterminated`);\n\
+\n\
+\x20     at parseCsvLine (src/strings.js:31:11)\n\
+\x20     at Object.parseCsvLine (test/strings.test.js:24:14)\n\
+\n\
+PASS test/cap.test.js\n\
+\n\
+Test Suites: 2 failed, 1 passed, 3 total\n\
+Tests:       2 failed, 1 skipped, 2 todo, 7 passed, 12 total\n\
+Snapshots:   0 total\n\
+Time:        0.982 s, estimated 2 s\n\
+Ran all test suites.\n";
+
+    #[test]
+    fn failures_locate_at_the_first_project_frame() {
+        let result = parse(JEST30, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 2);
+        assert_eq!(errs[0].test.as_deref(), Some("users > loads within the deadline"));
+        assert_eq!(
+            (errs[0].file.as_deref(), errs[0].line, errs[0].column),
+            (Some("test/users.test.js"), Some(13), Some(3))
+        );
+        assert!(errs[0].message.starts_with("thrown: \"Exceeded timeout"));
+        assert_eq!(errs[1].test.as_deref(), Some("strings > csv > rejects a bad quote"));
+        assert_eq!((errs[1].file.as_deref(), errs[1].line), (Some("src/strings.js"), Some(31)));
+        let summary = result.summary.expect("summary");
+        assert_eq!((summary.passed, summary.failed, summary.skipped, summary.total), (7, 2, 3, 12));
+        assert_eq!(result.failed_tests.len(), 2);
+    }
+
+    #[test]
+    fn summary_of_all_failing_tests_counts_once() {
+        let block = "\x20 \u{25cf} calc \u{203a} adds\n\n\x20   expect(received).toBe(expected)\n\n\x20     at Object.toBe (test/calc.test.js:9:32)\n\n";
+        let log = format!(
+            "FAIL test/calc.test.js\n{block}Summary of all failing tests\nFAIL test/calc.test.js\n{block}\nTests:       1 failed, 1 total\n"
+        );
+        let result = parse(&log, 1);
+        assert_eq!(errors(&result).len(), 1);
+        assert_eq!(result.failed_tests, ["calc > adds"]);
+    }
+
+    #[test]
+    fn ts_jest_type_error_is_reported_once_by_tsc() {
+        let log = "FAIL test/report.test.ts\n\
+\x20 \u{25cf} Test suite failed to run\n\
+\n\
+\x20   \x1b[96mtest/report.test.ts\x1b[0m:\x1b[93m5\x1b[0m:\x1b[93m11\x1b[0m - \x1b[91merror\x1b[0m\x1b[90m TS2322: \x1b[0mType 'string' is not assignable to type 'number'.\n\
+\n\
+\x20   \x1b[7m5\x1b[0m     const n: number = summarize([]);\n\
+\n\
+Test Suites: 1 failed, 1 total\n\
+Tests:       0 total\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1);
+        assert_eq!((errs[0].code.as_deref(), errs[0].line, errs[0].test.as_deref()), (Some("TS2322"), Some(5), None));
+        assert_eq!(result.summary.map(|s| s.total), Some(0));
+    }
+
+    #[test]
+    fn suite_failures_are_errors() {
+        let log = "FAIL test/a.test.js\n\
+\x20 \u{25cf} Test suite failed to run\n\
+\n\
+\x20   SyntaxError: /abs/src/a.js: Unexpected token, expected \",\" (7:48)\n\
+\n\
+\x20     at constructor (node_modules/@babel/parser/lib/index.js:367:19)\n\
+\n\
+FAIL test/b.test.js\n\
+\x20 \u{25cf} Test suite failed to run\n\
+\n\
+\x20   Cannot find module '../src/nope' from 'test/b.test.js'\n\
+\n\
+\x20     at Resolver._throwModNotFoundError (node_modules/jest-resolve/build/index.js:863:11)\n\
+\x20     at Object.<anonymous> (test/b.test.js:1:1)\n\
+\n\
+Tests:       0 total\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 2);
+        assert_eq!((errs[0].file.as_deref(), errs[0].line, errs[0].column), (Some("/abs/src/a.js"), Some(7), Some(49)));
+        assert_eq!(
+            (errs[1].file.as_deref(), errs[1].line, errs[1].test.as_deref()),
+            (Some("test/b.test.js"), Some(1), None)
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Reading whatever an npm script printed.
+//!
+//! The parser cannot know which tool a script runs, so each format has a recogniser that spots
+//! its own lines, and [`NpmParser`] offers every line to them in turn until one takes it: npm's
+//! lines first (they also mark where one script's output ends), then one-line JSON reports, then
+//! tsc, ESLint, Jest, Vitest, Mocha and node:test. Each first checks a cheap prefix; a line none
+//! of them wants costs a few comparisons and no allocation. Recognisers keep only the block they
+//! are reading, never the lines they passed over.
+
+mod eslint;
+mod frames;
+mod jest;
+mod json_report;
+mod mocha;
+mod node_test;
+mod npm;
+mod sink;
+mod tsc;
+mod vitest;
+
+use buildvise_plugin_api::{Line, ParseContext, ParseResult, Parser, RunEnd};
+use sink::Sink;
+
+/// One line as recognisers see it: text without ANSI escapes, and its number in the stored log.
+pub struct Ln<'a> {
+    pub text: &'a str,
+    pub number: u64,
+}
+
+/// One output format.
+trait Recogniser {
+    /// Takes the line if it belongs to this format; false leaves it to the others.
+    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool;
+    /// Reports the block being read: its output has ended.
+    fn flush(&mut self, sink: &mut Sink);
+}
+
+pub struct NpmParser {
+    sink: Sink,
+    prev_blank: bool,
+    npm: npm::Npm,
+    tsc: tsc::Tsc,
+    eslint: eslint::Eslint,
+    jest: jest::Jest,
+    vitest: vitest::Vitest,
+    mocha: mocha::Mocha,
+    node_test: node_test::NodeTest,
+    reports: Vec<json_report::Report>,
+}
+
+impl NpmParser {
+    pub fn new(context: &ParseContext) -> Self {
+        NpmParser {
+            sink: Sink::new(&context.cwd, workspace_globs(&context.cwd)),
+            // A banner opens the output, after an empty line that a saved log may have lost.
+            prev_blank: true,
+            npm: npm::Npm::default(),
+            tsc: tsc::Tsc::default(),
+            eslint: eslint::Eslint::default(),
+            jest: jest::Jest::default(),
+            vitest: vitest::Vitest::default(),
+            mocha: mocha::Mocha::default(),
+            node_test: node_test::NodeTest::default(),
+            reports: Vec::new(),
+        }
+    }
+
+    /// Offers the line to the tool recognisers in turn; true when one took it.
+    fn offer(&mut self, ln: &Ln<'_>) -> bool {
+        let NpmParser { sink, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
+        let recognisers: [&mut dyn Recogniser; 6] = [tsc, eslint, jest, vitest, mocha, node_test];
+        recognisers.into_iter().any(|r| r.feed(ln, sink))
+    }
+
+    fn flush_tools(&mut self) {
+        let NpmParser { sink, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
+        let recognisers: [&mut dyn Recogniser; 6] = [tsc, eslint, jest, vitest, mocha, node_test];
+        for recogniser in recognisers {
+            recogniser.flush(sink);
+        }
+    }
+}
+
+impl Parser for NpmParser {
+    fn feed(&mut self, line: Line<'_>) {
+        let text = line.text();
+        let ln = Ln { text: &text, number: line.number };
+        let prev_blank = std::mem::replace(&mut self.prev_blank, text.trim().is_empty());
+        if text.starts_with("npm ") || text.starts_with("> ") || text.starts_with("sh: ") {
+            // npm's lines come after a script's output (or before the next one's): its blocks end.
+            if self.npm.feed(&ln, prev_blank, &mut self.sink) {
+                self.flush_tools();
+                return;
+            }
+        } else {
+            self.npm.flush(&mut self.sink);
+        }
+        if text.starts_with('[') || text.starts_with('{') {
+            if eslint::feed_json(&ln, &mut self.sink) {
+                return;
+            }
+            if let Some(report) = json_report::from_line(&text) {
+                self.reports.push(report);
+                return;
+            }
+        }
+        self.offer(&ln);
+    }
+
+    fn finish(mut self: Box<Self>, end: &RunEnd) -> ParseResult {
+        self.npm.flush(&mut self.sink);
+        self.flush_tools();
+        let mut reports = std::mem::take(&mut self.reports);
+        reports.extend(end.artifacts.iter().filter_map(|path| json_report::from_file(path)));
+        for report in reports {
+            report.apply(&mut self.sink);
+        }
+        self.vitest.add_unreported(&mut self.sink);
+        let NpmParser { sink, .. } = *self;
+        let (diagnostics, summary, failed_tests) = sink.finish();
+        ParseResult { success: None, diagnostics, summary, failed_tests }
+    }
+}
+
+/// The root package.json's `workspaces` (an array, or `{"packages": [...]}`); empty when there
+/// is none. Read once, when the parser is made, to place workspace folders (see [`Sink`]).
+fn workspace_globs(cwd: &str) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(std::path::Path::new(cwd).join("package.json")) else {
+        return Vec::new();
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else { return Vec::new() };
+    let workspaces = value.get("workspaces");
+    let list = workspaces.and_then(|w| w.as_array().or_else(|| w.get("packages").and_then(|p| p.as_array())));
+    list.map(|l| l.iter().filter_map(|g| g.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+/// `N word` items (`3 failed`, ` 7 passed`) as (word, N); others are skipped.
+fn parse_counts<'a>(parts: impl Iterator<Item = &'a str>) -> Vec<(&'a str, u64)> {
+    parts
+        .filter_map(|part| {
+            let (n, word) = part.trim().split_once(' ')?;
+            Some((word.trim(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::NpmParser;
+    use buildvise_plugin_api::testing::{parse_log, parse_streams};
+    use buildvise_plugin_api::{Diagnostic, ParseContext, ParseResult, RunEnd, Severity};
+
+    fn parser(cwd: &str) -> Box<NpmParser> {
+        Box::new(NpmParser::new(&ParseContext { tool: "npm.test".into(), args: Vec::new(), cwd: cwd.into() }))
+    }
+
+    pub fn parse_in(log: &str, exit_code: i32, cwd: &str) -> ParseResult {
+        parse_log(parser(cwd), log.as_bytes(), exit_code)
+    }
+
+    pub fn parse(log: &str, exit_code: i32) -> ParseResult {
+        parse_in(log, exit_code, "/nonexistent/project")
+    }
+
+    pub fn parse_split(stdout: &str, stderr: &str, exit_code: i32) -> ParseResult {
+        let end = RunEnd { exit_code: Some(exit_code), ..RunEnd::default() };
+        parse_streams(parser("/nonexistent/project"), stdout.as_bytes(), stderr.as_bytes(), &end)
+    }
+
+    pub fn errors(result: &ParseResult) -> Vec<&Diagnostic> {
+        result.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect()
+    }
+
+    pub fn warnings(result: &ParseResult) -> Vec<&Diagnostic> {
+        result.diagnostics.iter().filter(|d| d.severity == Severity::Warning).collect()
+    }
+
+    #[test]
+    fn plain_script_output_is_not_a_diagnostic() {
+        let result = parse(
+            "\n> tools@1.0.0 release\n> node bundle.js\n\ncopying a.js\nCopied 3 files\nbundle step did not complete\n",
+            3,
+        );
+        assert!(result.diagnostics.is_empty());
+        assert_eq!((result.summary, result.success), (None, None));
+    }
+
+    #[test]
+    fn odd_input_does_not_panic() {
+        let mut log: Vec<u8> = b"FAIL \xff\xfe\n  \xe2\x97\x8f \xff \xe2\x80\xba\n    at (\n> \xc3\xa9@1 b\n".to_vec();
+        log.extend_from_slice(&vec![b'x'; 200_000]);
+        log.extend_from_slice(b"\n\xe2\x8e\xaf\xe2\x8e\xaf Failed Tests \n FAIL  a > \n\xe2\x9d\xaf :1:\nnot ok 1\n  ---\n  error: |-\n# tests x\nnpm error code\nnpm warn\n");
+        let result = parse_log(parser("/p"), &log, 1);
+        assert!(result.diagnostics.len() < 10);
+        for cut in [1, 7, 40, 120] {
+            let _ = parse_log(parser("/p"), &log[..cut.min(log.len())], 1);
+        }
+    }
+}

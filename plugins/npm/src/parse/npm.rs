@@ -1,0 +1,358 @@
+//! npm's own output: the script banner, `npm error` / `npm warn` blocks (npm 7-11; `npm ERR!` and
+//! `npm WARN` before npm 9), and the shell's "command not found" (exit 127).
+//!
+//! An error block is one diagnostic: `code X` gives the code, the first message line the
+//! headline (without npm's category word: `404`, `ERESOLVE`, `JSON.parse`), a few lines after
+//! it the notes. The `Lifecycle script ... failed` block only wraps a failing script, whose own
+//! output carries the real errors; it still tells which folder a workspace is in. Warnings
+//! continue over several lines when npm indents them or leaves them open (`... allowScripts:`).
+
+use super::Ln;
+use crate::parse::sink::Sink;
+use buildvise_plugin_api::Diagnostic;
+
+const MAX_NOTES: usize = 4;
+
+/// Lines of an error block that are npm's bookkeeping, not part of the message.
+const DETAIL_KEYS: &[&str] = &["syscall", "errno", "path", "signal", "command", "dest", "cwd"];
+
+#[derive(Default)]
+pub struct Npm {
+    error: Option<Block>,
+    warning: Option<Block>,
+    /// The id of the last banner, waiting for its `> command` line.
+    banner_pending: bool,
+    /// A failed workspace's id from `workspace ID`, waiting for its `location PATH`.
+    workspace: Option<String>,
+}
+
+#[derive(Default)]
+struct Block {
+    code: Option<String>,
+    headline: Option<String>,
+    /// The warning's kind (`deprecated`, `install-scripts`) or the error's wrapper marker.
+    kind: String,
+    notes: Vec<String>,
+    /// The file the error is about (`file /abs/package.json`).
+    file: Option<String>,
+    /// The last line was empty or ended with `:`: the next one continues it.
+    open: bool,
+    wrapper: bool,
+    start: u64,
+    end: u64,
+}
+
+impl Npm {
+    /// Handles the line if it is npm's; `prev_blank` tells whether the previous line was empty,
+    /// which a banner always follows.
+    pub fn feed(&mut self, ln: &Ln<'_>, prev_blank: bool, sink: &mut Sink) -> bool {
+        let text = ln.text;
+        if self.banner_pending {
+            self.banner_pending = false;
+            if text.starts_with("> ") {
+                return true;
+            }
+        }
+        if prev_blank && let Some(id) = banner_id(text) {
+            sink.enter_package(id);
+            self.banner_pending = true;
+            return true;
+        }
+        let rest = text.strip_prefix("npm ");
+        let word_then = |prefixes: [&str; 2]| {
+            let rest = rest?;
+            let message = prefixes.iter().find_map(|p| rest.strip_prefix(p))?;
+            (message.is_empty() || message.starts_with(' ')).then(|| message.strip_prefix(' ').unwrap_or(message))
+        };
+        if let Some(message) = word_then(["error", "ERR!"]) {
+            self.end_warning(sink);
+            self.error_line(message, ln.number, sink);
+            return true;
+        }
+        if let Some(message) = word_then(["warn", "WARN"]) {
+            self.end_error(sink);
+            self.warning_line(message, ln.number, sink);
+            return true;
+        }
+        self.flush(sink);
+        if text.starts_with("sh: ") && (text.ends_with(": not found") || text.ends_with(": command not found")) {
+            sink.push(Diagnostic::error(text.trim()).with_log_range(ln.number, ln.number));
+            return true;
+        }
+        false
+    }
+
+    pub fn flush(&mut self, sink: &mut Sink) {
+        self.end_error(sink);
+        self.end_warning(sink);
+    }
+
+    fn error_line(&mut self, message: &str, number: u64, sink: &mut Sink) {
+        let trimmed = message.trim();
+        if trimmed.starts_with("A complete log of this run can be found in") {
+            self.end_error(sink);
+            return;
+        }
+        if let Some(code) = trimmed.strip_prefix("code ") {
+            let wrapper_code = code.parse::<i64>().is_ok() || code == "ELIFECYCLE";
+            match &mut self.error {
+                Some(block) if block.wrapper && wrapper_code => {
+                    block.end = number;
+                    return;
+                }
+                Some(block) if block.code.is_none() && block.headline.is_none() => {}
+                _ => {
+                    self.end_error(sink);
+                }
+            }
+            let block = self.error.get_or_insert_with(|| Block { start: number, ..Block::default() });
+            block.code = Some(code.trim().to_string());
+            block.wrapper = wrapper_code;
+            block.end = number;
+            return;
+        }
+        if trimmed.starts_with("Lifecycle script")
+            || trimmed.starts_with("Missing script:")
+            || trimmed.starts_with("missing script:")
+        {
+            self.end_error(sink);
+        }
+        let block = self.error.get_or_insert_with(|| Block { start: number, ..Block::default() });
+        block.end = number;
+        if trimmed.starts_with("Lifecycle script") {
+            block.wrapper = true;
+        }
+        if let Some(id) = trimmed.strip_prefix("workspace ").or_else(|| trimmed.strip_prefix("in workspace: ")) {
+            self.workspace = Some(id.trim().to_string());
+            return;
+        }
+        if let Some(location) = trimmed.strip_prefix("location ").or_else(|| trimmed.strip_prefix("at location: ")) {
+            if let Some(id) = self.workspace.take() {
+                sink.set_location(&id, location.trim());
+            }
+            return;
+        }
+        if block.wrapper || trimmed.is_empty() {
+            return;
+        }
+        let first_word = trimmed.split(' ').next().unwrap_or_default();
+        if let Some(file) = trimmed.strip_prefix("file ") {
+            block.file = Some(file.trim().to_string());
+            return;
+        }
+        if DETAIL_KEYS.contains(&first_word) {
+            return;
+        }
+        match &block.headline {
+            None => block.headline = Some(strip_category(trimmed, block.code.as_deref()).to_string()),
+            Some(_) if block.notes.len() < MAX_NOTES && !trimmed.starts_with("For a full report see") => {
+                let note = strip_category(trimmed, block.code.as_deref());
+                if !note.is_empty() && !note.starts_with('/') {
+                    block.notes.push(note.to_string());
+                }
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn end_error(&mut self, sink: &mut Sink) {
+        let Some(mut block) = self.error.take() else { return };
+        if block.wrapper || (block.code.is_none() && block.headline.is_none()) {
+            return;
+        }
+        // E404's first line is the HTTP request; the line saying what was not found is the news.
+        if block.code.as_deref() == Some("E404")
+            && let Some(i) = block.notes.iter().position(|n| n.contains("could not be found"))
+        {
+            let found = block.notes.remove(i);
+            if let Some(old) = block.headline.replace(found) {
+                block.notes.insert(0, old);
+            }
+        }
+        let code = block.code.clone();
+        let message = block.headline.take().or_else(|| code.as_ref().map(|c| format!("npm error {c}")));
+        let mut diagnostic = Diagnostic::error(message.unwrap_or_default()).with_log_range(block.start, block.end);
+        diagnostic.notes = block.notes;
+        // npm names no file for a broken package.json unless it is another package's.
+        let file = block.file.or_else(|| (code.as_deref() == Some("EJSONPARSE")).then(|| "package.json".to_string()));
+        if let Some(file) = file {
+            diagnostic = diagnostic.with_location(file, None, None);
+        }
+        if let Some(code) = code {
+            diagnostic = diagnostic.with_code(code);
+        }
+        sink.push(diagnostic);
+    }
+
+    fn warning_line(&mut self, message: &str, number: u64, sink: &mut Sink) {
+        let (kind, rest) = message.split_once(' ').unwrap_or((message, ""));
+        if let Some(block) = &mut self.warning {
+            let same_kind = block.kind == kind;
+            let body = if same_kind { rest } else { message };
+            let continues = (same_kind && (body.is_empty() || body.starts_with(' ') || body.starts_with(['}', ']'])))
+                || block.open
+                || (!same_kind && is_error_code(&block.kind));
+            if continues {
+                block.end = number;
+                block.open = body.trim().is_empty() || body.trim_end().ends_with(':');
+                if block.notes.len() < MAX_NOTES && !body.trim().is_empty() {
+                    block.notes.push(body.trim().to_string());
+                }
+                return;
+            }
+            self.end_warning(sink);
+        }
+        if message.trim().is_empty() {
+            return;
+        }
+        self.warning = Some(Block {
+            headline: Some(message.trim().to_string()),
+            kind: kind.to_string(),
+            open: message.trim_end().ends_with(':'),
+            start: number,
+            end: number,
+            ..Block::default()
+        });
+    }
+
+    fn end_warning(&mut self, sink: &mut Sink) {
+        let Some(block) = self.warning.take() else { return };
+        let mut diagnostic =
+            Diagnostic::warning(block.headline.unwrap_or_default()).with_log_range(block.start, block.end);
+        diagnostic.notes = block.notes;
+        sink.push(diagnostic);
+    }
+}
+
+/// `> name@1.2.0 build` (or `> build` for a package without name and version) → the id.
+fn banner_id(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("> ")?;
+    if rest.is_empty() || rest.starts_with(' ') {
+        return None;
+    }
+    match rest.rsplit_once(' ') {
+        // A scoped name starts with `@`; the version follows the last one.
+        Some((id, _event)) if id.trim_start_matches('@').contains('@') => Some(id),
+        Some(_) => None,
+        None => Some(""),
+    }
+}
+
+fn is_error_code(word: &str) -> bool {
+    word.len() > 2 && word.starts_with('E') && word[1..].bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+}
+
+/// Drops the category word npm puts before a message: the code itself (`ERESOLVE`), the code
+/// without its `E` (`404`), or a subsystem (`JSON.parse`, `notarget`).
+fn strip_category<'a>(line: &'a str, code: Option<&str>) -> &'a str {
+    let Some((word, rest)) = line.split_once(' ') else {
+        return if code
+            .is_some_and(|c| c.eq_ignore_ascii_case(line) || c.get(1..).is_some_and(|c| c.eq_ignore_ascii_case(line)))
+        {
+            ""
+        } else {
+            line
+        };
+    };
+    let category = code.is_some_and(|c| {
+        c.eq_ignore_ascii_case(word) || c.get(1..).is_some_and(|tail| tail.eq_ignore_ascii_case(word))
+    }) || word == "JSON.parse"
+        || word == "notarget";
+    if category { rest.trim_start() } else { line }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::tests::{errors, parse, warnings};
+
+    #[test]
+    fn error_code_blocks() {
+        let log = "npm error code E404\n\
+npm error 404 Not Found - GET https://example.invalid/nope-pkg\n\
+npm error 404\n\
+npm error 404  The requested resource 'nope-pkg@^1.0.0' could not be found or you do not have permission to access it.\n\
+npm error 404\n\
+npm error A complete log of this run can be found in: /home/u/.npm/_logs/x-debug-0.log\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].code.as_deref(), Some("E404"));
+        assert!(
+            errs[0].message.starts_with("The requested resource 'nope-pkg@^1.0.0' could not be found"),
+            "{}",
+            errs[0].message
+        );
+        assert_eq!(errs[0].log_range.map(|r| (r.start, r.end)), Some((1, 5)));
+    }
+
+    #[test]
+    fn eresolve_ejsonparse_and_missing_script() {
+        let result = parse(
+            "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\nnpm error\nnpm error While resolving: app@1.0.0\n",
+            1,
+        );
+        assert_eq!(errors(&result)[0].message, "unable to resolve dependency tree");
+        assert_eq!(errors(&result)[0].notes, ["While resolving: app@1.0.0"]);
+        let result = parse(
+            "npm error code EJSONPARSE\nnpm error JSON.parse Invalid package.json: JSONParseError: Expected ',' at position 124\n",
+            1,
+        );
+        let errs = errors(&result);
+        assert_eq!((errs[0].file.as_deref(), errs[0].code.as_deref()), (Some("package.json"), Some("EJSONPARSE")));
+        assert!(errs[0].message.starts_with("Invalid package.json"));
+        let result = parse(
+            "npm error Missing script: \"nope\"\nnpm error\nnpm error To see a list of scripts, run:\nnpm error   npm run\n",
+            1,
+        );
+        let errs = errors(&result);
+        assert_eq!(
+            (errs.len(), errs[0].code.as_deref(), errs[0].message.as_str()),
+            (1, None, "Missing script: \"nope\"")
+        );
+    }
+
+    #[test]
+    fn warnings_and_their_continuations() {
+        let log = "npm warn deprecated pad@0.3.2: Use padStart instead\n\
+npm warn deprecated old-log@1.0.0: no longer maintained\n\
+\n\
+added 5 packages in 2s\n\
+npm warn install-scripts 1 package has install scripts not yet covered by allowScripts:\n\
+npm warn install-scripts   esbuild@0.25.9 (postinstall: node install.js)\n\
+npm warn install-scripts\n\
+npm warn install-scripts Run `npm install-scripts ls` to review.\n\
+npm warn ERESOLVE overriding peer dependency\n\
+npm warn While resolving: app@1.0.0\n\
+npm warn Found: react@17.0.2\n";
+        let result = parse(log, 0);
+        let warns = warnings(&result);
+        assert_eq!(warns.len(), 4, "{warns:?}");
+        assert_eq!(warns[0].message, "deprecated pad@0.3.2: Use padStart instead");
+        assert!(warns[2].message.contains("not yet covered by allowScripts"));
+        assert_eq!(warns[2].notes.len(), 2);
+        assert_eq!(warns[3].notes.len(), 2);
+    }
+
+    #[test]
+    fn workspace_failure_resolves_paths_and_is_not_an_error() {
+        let log = "\n> @shop/web@1.0.0 build\n> tsc\n\n\
+src/app.ts(3,7): error TS2322: Type 'number' is not assignable to type 'string'.\n\
+npm error Lifecycle script `build` failed with error:\n\
+npm error code 2\n\
+npm error path /repo/packages/web\n\
+npm error workspace @shop/web@1.0.0\n\
+npm error location /repo/packages/web\n\
+npm error command failed\n\
+npm error command sh -c tsc\n";
+        let result = super::super::tests::parse_in(log, 2, "/repo");
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].file.as_deref(), Some("packages/web/src/app.ts"));
+    }
+
+    #[test]
+    fn command_not_found() {
+        let result = parse("\n> app@1.0.0 build\n> tsc\n\nsh: 1: tsc: not found\n", 127);
+        assert_eq!(errors(&result)[0].message, "sh: 1: tsc: not found");
+    }
+}

@@ -1,0 +1,198 @@
+//! Where recognisers put what they found, and how file paths are resolved.
+//!
+//! A tool prints paths relative to where it ran, which under npm workspaces is the package's
+//! folder, not the run's cwd. The package is known from npm's banner, but its folder often only
+//! later (npm's `workspace`/`location` lines come after the output, on stderr), so relative paths
+//! are kept with the package they were printed under and resolved in [`Sink::finish`].
+
+use buildvise_plugin_api::{Diagnostic, DiagnosticSet, TestSummary, relative_to};
+use std::collections::HashSet;
+
+/// A package whose scripts printed output: its id from the banner (`web@1.0.0`) and, once known,
+/// its absolute folder.
+struct Package {
+    id: String,
+    location: Option<String>,
+}
+
+pub struct Sink {
+    cwd: String,
+    /// `workspaces` entries of the root package.json, to place a workspace folder printed with an
+    /// absolute path from another machine.
+    workspace_globs: Vec<String>,
+    items: Vec<(Diagnostic, Option<usize>)>,
+    failed_tests: Vec<String>,
+    failed_seen: HashSet<String>,
+    summary: Option<TestSummary>,
+    packages: Vec<Package>,
+    current: Option<usize>,
+}
+
+impl Sink {
+    pub fn new(cwd: &str, workspace_globs: Vec<String>) -> Self {
+        Sink {
+            cwd: cwd.to_string(),
+            workspace_globs,
+            items: Vec::new(),
+            failed_tests: Vec::new(),
+            failed_seen: HashSet::new(),
+            summary: None,
+            packages: Vec::new(),
+            current: None,
+        }
+    }
+
+    /// Number of diagnostics added so far; a recogniser compares it across a block to learn
+    /// whether another one already reported what the block was about.
+    pub fn count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Adds a diagnostic whose `file`, if any, is as the tool printed it.
+    pub fn push(&mut self, mut diagnostic: Diagnostic) {
+        let mut package = None;
+        if let Some(file) = diagnostic.file.take().filter(|f| !f.trim().is_empty()) {
+            let file = file.strip_prefix("file://").unwrap_or(&file);
+            if buildvise_plugin_api::is_absolute(file) {
+                diagnostic.file = Some(relative_to(file, &self.cwd));
+            } else {
+                diagnostic.file = Some(relative_to(file, ""));
+                package = self.current;
+            }
+        }
+        self.items.push((diagnostic, package));
+    }
+
+    /// Records a failed test's name, once.
+    pub fn failed_test(&mut self, name: &str) {
+        if self.failed_seen.insert(name.to_string()) {
+            self.failed_tests.push(name.to_string());
+        }
+    }
+
+    pub fn has_failed_test(&self, name: &str) -> bool {
+        self.failed_seen.contains(name)
+    }
+
+    pub fn has_summary(&self) -> bool {
+        self.summary.is_some()
+    }
+
+    /// Adds one runner's counts; several runs in one script (workspaces) add up.
+    pub fn add_summary(&mut self, counts: TestSummary) {
+        let total = self.summary.get_or_insert_with(TestSummary::default);
+        total.passed += counts.passed;
+        total.failed += counts.failed;
+        total.skipped += counts.skipped;
+        total.total += counts.total;
+    }
+
+    /// npm's banner: the output that follows comes from the scripts of package `id`.
+    pub fn enter_package(&mut self, id: &str) {
+        self.current = Some(self.package_index(id));
+    }
+
+    /// The folder a tool announced it runs in (Vitest's `RUN v3 /abs/root`), for the current package.
+    pub fn set_current_location(&mut self, location: &str) {
+        let index = match self.current {
+            Some(i) => i,
+            None => {
+                let i = self.package_index("");
+                self.current = Some(i);
+                i
+            }
+        };
+        self.packages[index].location.get_or_insert_with(|| location.to_string());
+    }
+
+    /// npm's `workspace ID` / `location PATH` lines of a failed workspace script.
+    pub fn set_location(&mut self, id: &str, location: &str) {
+        let index = self.package_index(id);
+        self.packages[index].location = Some(location.to_string());
+    }
+
+    fn package_index(&mut self, id: &str) -> usize {
+        match self.packages.iter().position(|p| p.id == id) {
+            Some(i) => i,
+            None => {
+                self.packages.push(Package { id: id.to_string(), location: None });
+                self.packages.len() - 1
+            }
+        }
+    }
+
+    /// The package folder relative to the cwd: under it, or, for a path from another machine,
+    /// the trailing part that matches a `workspaces` entry. None when it is the cwd or unknown.
+    fn package_prefix(&self, index: usize) -> Option<String> {
+        let location = self.packages.get(index)?.location.as_deref()?.trim_end_matches(['/', '\\']);
+        let rel = relative_to(location, &self.cwd);
+        if !buildvise_plugin_api::is_absolute(&rel) {
+            return Some(rel).filter(|r| !r.is_empty());
+        }
+        let location = location.replace('\\', "/");
+        self.workspace_globs.iter().find_map(|glob| {
+            let glob = glob.trim_start_matches("./").trim_end_matches('/');
+            let (parent, wildcard) = match glob.strip_suffix("/*").or_else(|| glob.strip_suffix("/**")) {
+                Some(parent) => (parent, true),
+                None => (glob, false),
+            };
+            if wildcard {
+                let (dir, name) = location.rsplit_once('/')?;
+                (dir.ends_with(&format!("/{parent}")) && !name.is_empty()).then(|| format!("{parent}/{name}"))
+            } else {
+                location.ends_with(&format!("/{parent}")).then(|| parent.to_string())
+            }
+        })
+    }
+
+    pub fn finish(self) -> (Vec<Diagnostic>, Option<TestSummary>, Vec<String>) {
+        let prefixes: Vec<Option<String>> = (0..self.packages.len()).map(|i| self.package_prefix(i)).collect();
+        let mut set = DiagnosticSet::new();
+        for (mut diagnostic, package) in self.items {
+            if let (Some(file), Some(Some(prefix))) = (&diagnostic.file, package.map(|p| &prefixes[p])) {
+                diagnostic.file = Some(format!("{prefix}/{file}"));
+            }
+            set.push(diagnostic);
+        }
+        (set.into_vec(), self.summary, self.failed_tests)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_paths_resolve_through_location_lines() {
+        let mut sink = Sink::new("/repo", Vec::new());
+        sink.enter_package("web@1.0.0");
+        sink.push(Diagnostic::error("x").with_location("src/app.ts", Some(3), Some(1)));
+        sink.push(Diagnostic::error("y").with_location("/repo/lib/a.ts", Some(1), None));
+        sink.set_location("web@1.0.0", "/repo/packages/web");
+        let (diagnostics, _, _) = sink.finish();
+        assert_eq!(diagnostics[0].file.as_deref(), Some("packages/web/src/app.ts"));
+        assert_eq!(diagnostics[1].file.as_deref(), Some("lib/a.ts"));
+    }
+
+    #[test]
+    fn foreign_locations_match_workspace_globs() {
+        let mut sink = Sink::new("/here/project", vec!["packages/*".into()]);
+        sink.enter_package("@shop/api@2.0.0");
+        sink.push(Diagnostic::error("x").with_location("src/a.ts", Some(1), None));
+        sink.set_location("@shop/api@2.0.0", "/elsewhere/shop/packages/api");
+        let (diagnostics, _, _) = sink.finish();
+        assert_eq!(diagnostics[0].file.as_deref(), Some("packages/api/src/a.ts"));
+    }
+
+    #[test]
+    fn repeats_are_dropped_and_tests_counted_once() {
+        let mut sink = Sink::new("/repo", Vec::new());
+        for _ in 0..2 {
+            sink.push(Diagnostic::error("boom").with_test("a > b"));
+            sink.failed_test("a > b");
+        }
+        let (diagnostics, _, failed) = sink.finish();
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(failed, ["a > b"]);
+    }
+}

@@ -1,0 +1,308 @@
+//! Vitest's default reporter.
+//!
+//! stdout carries `RUN  v3 /root`, the per-file tree (`× a > b 10ms` for a failed test) and the
+//! `Tests  2 failed | 5 passed | 1 skipped | 1 todo (9)` summary; stderr the detail sections
+//! (`⎯⎯ Failed Suites 1 ⎯⎯`, `⎯⎯ Failed Tests 2 ⎯⎯`, `⎯⎯ Unhandled Errors ⎯⎯`), where each block
+//! has one or more ` FAIL  file > a > b` headers, the error, and `❯ [fn] file:line:col` frames.
+//! Paths are relative to the root of the RUN line. The tree's `×` lines stand in for blocks
+//! that never arrived (a run cut short).
+
+use super::{Ln, Recogniser, frames, parse_counts};
+use crate::parse::sink::Sink;
+use buildvise_plugin_api::{Diagnostic, TestSummary};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static DURATION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+\d+(?:\.\d+)?m?s$").expect("valid regex"));
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    None,
+    Tests,
+    Suites,
+    Errors,
+}
+
+pub struct Vitest {
+    section: Section,
+    block: Option<Block>,
+    /// Failed tests named by the tree, with the `→ message` line under them.
+    crossed: Vec<(String, String, u64)>,
+}
+
+struct Block {
+    /// Test names of the headers; None for a suite or an unhandled error.
+    tests: Vec<Option<String>>,
+    file: Option<String>,
+    start: u64,
+    end: u64,
+    headline: Option<String>,
+    frame: Option<frames::Frame>,
+}
+
+impl Default for Vitest {
+    fn default() -> Self {
+        Vitest { section: Section::None, block: None, crossed: Vec::new() }
+    }
+}
+
+impl Recogniser for Vitest {
+    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+        let trimmed = ln.text.trim();
+        if let Some(title) = trimmed.strip_prefix('\u{23af}') {
+            self.flush(sink);
+            if title.contains("Failed Tests") {
+                self.section = Section::Tests;
+            } else if title.contains("Failed Suites") {
+                self.section = Section::Suites;
+            } else if title.contains("Unhandled Error") {
+                self.section = Section::Errors;
+            }
+            return true;
+        }
+        if let Some(header) = trimmed.strip_prefix("FAIL ") {
+            return self.header(header.trim(), ln, sink);
+        }
+        if let Some(rest) = trimmed.strip_prefix("RUN  v") {
+            if let Some((_, root)) = rest.split_once(' ') {
+                sink.set_current_location(root.trim());
+            }
+            return true;
+        }
+        if let Some(counts) = trimmed.strip_prefix("Tests  ") {
+            self.flush(sink);
+            self.section = Section::None;
+            sink.add_summary(summary(counts));
+            return true;
+        }
+        if trimmed.starts_with("Test Files  ") {
+            self.flush(sink);
+            self.section = Section::None;
+            return true;
+        }
+        if self.block.is_none() {
+            if let Some(name) = trimmed.strip_prefix("\u{00d7} ") {
+                let name = DURATION.replace(name, "");
+                self.crossed.push((name.into_owned(), String::new(), ln.number));
+                return true;
+            }
+            if let Some(message) = trimmed.strip_prefix("\u{2192} ")
+                && let Some(last) = self.crossed.last_mut()
+                && last.1.is_empty()
+            {
+                last.1 = message.to_string();
+                return true;
+            }
+            if self.section == Section::Errors
+                && !trimmed.is_empty()
+                && !trimmed.starts_with("Vitest caught")
+                && !trimmed.starts_with("This might cause false positive tests")
+            {
+                self.block = Some(Block::new(vec![None], None, ln.number));
+            } else {
+                return false;
+            }
+        }
+        let Some(block) = &mut self.block else { return false };
+        if trimmed.is_empty() {
+            return true;
+        }
+        block.end = ln.number;
+        if block.headline.is_none() {
+            block.headline = Some(trimmed.to_string());
+        } else if let Some(frame) = trimmed.strip_prefix("\u{276f} ") {
+            if block.frame.is_none() {
+                block.frame = frames::parse(frame).filter(frames::in_project);
+            }
+        } else if block.frame.is_none() && trimmed.starts_with("at ") {
+            block.frame = frames::project_frame(trimmed);
+        } else if let Some(rest) = trimmed.strip_prefix("This error originated in \"") {
+            block.file = rest.split('"').next().map(str::to_string);
+        }
+        true
+    }
+
+    fn flush(&mut self, sink: &mut Sink) {
+        let Some(block) = self.block.take() else { return };
+        let headline = block.headline.unwrap_or_else(|| "test failed".into());
+        for test in block.tests {
+            let mut diagnostic = Diagnostic::error(headline.as_str()).with_log_range(block.start, block.end);
+            match (&block.frame, &block.file) {
+                (Some(frame), _) => {
+                    diagnostic = diagnostic.with_location(frame.file.as_str(), Some(frame.line), frame.column)
+                }
+                (None, Some(file)) if test.is_none() => {
+                    diagnostic = diagnostic.with_location(file.as_str(), None, None)
+                }
+                _ => {}
+            }
+            if let Some(test) = test {
+                sink.failed_test(&test);
+                diagnostic = diagnostic.with_test(test);
+            }
+            sink.push(diagnostic);
+        }
+    }
+}
+
+impl Vitest {
+    /// Failed tests the tree named but no detail block (nor a JSON report) reported.
+    pub fn add_unreported(&mut self, sink: &mut Sink) {
+        for (name, message, number) in std::mem::take(&mut self.crossed) {
+            if !sink.has_failed_test(&name) {
+                sink.failed_test(&name);
+                let message = if message.is_empty() { "test failed".to_string() } else { message };
+                sink.push(Diagnostic::error(message).with_test(name).with_log_range(number, number));
+            }
+        }
+    }
+}
+
+impl Block {
+    fn new(tests: Vec<Option<String>>, file: Option<String>, start: u64) -> Self {
+        Block { tests, file, start, end: start, headline: None, frame: None }
+    }
+}
+
+impl Vitest {
+    /// ` FAIL  file > a > b`, ` FAIL  file [ file ]`: a new block, or one more test sharing the
+    /// error of a block whose message has not started yet.
+    fn header(&mut self, header: &str, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+        let header = match header.rfind(" [ ") {
+            Some(i) if header.ends_with(']') => &header[..i],
+            _ => header,
+        };
+        let (file, names) = match header.split_once(" > ") {
+            Some((file, names)) => (file, Some(names)),
+            None if self.section != Section::None => (header, None),
+            None => return false,
+        };
+        let test = match self.section {
+            Section::Suites | Section::Errors => None,
+            _ => names.map(str::to_string),
+        };
+        if let Some(block) = &mut self.block
+            && block.headline.is_none()
+        {
+            block.tests.push(test);
+            block.end = ln.number;
+            return true;
+        }
+        self.flush(sink);
+        self.block = Some(Block::new(vec![test], Some(file.to_string()), ln.number));
+        true
+    }
+}
+
+/// `2 failed | 5 passed | 1 skipped | 1 todo (9)`, or `no tests`.
+fn summary(counts: &str) -> TestSummary {
+    let counts = counts.trim();
+    let (parts, total) = match counts.rsplit_once(" (") {
+        Some((parts, total)) => (parts, total.trim_end_matches(')').trim().parse::<u64>().ok()),
+        None => (counts, None),
+    };
+    let counts = parse_counts(parts.split('|'));
+    let get = |k: &str| counts.iter().find(|(w, _)| *w == k).map_or(0, |(_, n)| *n);
+    let (passed, failed, skipped) = (get("passed"), get("failed"), get("skipped") + get("todo"));
+    TestSummary { passed, failed, skipped, total: total.unwrap_or(passed + failed + skipped), ..TestSummary::default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::tests::{errors, parse, parse_split};
+
+    const STDOUT: &str = "\n> q@0.4.0 test\n> vitest run\n\n\n RUN  v3.2.7 /srv/q\n\n\
+\x20\u{276f} tests/queue.test.ts (5 tests | 2 failed | 1 skipped) 18ms\n\
+\x20  \u{2713} Queue > starts empty 2ms\n\
+\x20  \u{00d7} Queue > pops the highest first 10ms\n\
+\x20    \u{2192} expected [ 'low' ] to deeply equal [ 'high' ]\n\
+\x20  \u{00d7} parse > reads a list 1ms\n\
+\x20    \u{2192} invalid priority\n\
+\n\
+\x20Test Files  1 failed (1)\n\
+\x20     Tests  2 failed | 2 passed | 1 skipped | 1 todo (6)\n";
+
+    const STDERR: &str = "\n\u{23af}\u{23af}\u{23af} Failed Tests 2 \u{23af}\u{23af}\u{23af}\n\n\
+\x20FAIL  tests/queue.test.ts > Queue > pops the highest first\n\
+AssertionError: expected [ 'low' ] to deeply equal [ 'high' ]\n\
+\n\
+\x20\u{276f} tests/queue.test.ts:14:25\n\
+\x20    14|     expect(q.ids()).toEqual(['high']);\n\
+\n\
+\u{23af}\u{23af}\u{23af}[1/2]\u{23af}\n\n\
+\x20FAIL  tests/queue.test.ts > parse > reads a list\n\
+TypeError: invalid priority\n\
+\x20\u{276f} parseTask node_modules/lib/index.js:1:1\n\
+\x20\u{276f} parseTask src/queue.ts:35:11\n\
+\x20\u{276f} tests/queue.test.ts:34:50\n\
+\n\
+\u{23af}\u{23af}\u{23af}[2/2]\u{23af}\n\n";
+
+    #[test]
+    fn failed_tests_from_the_detail_section() {
+        let result = parse_split(STDOUT, STDERR, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert_eq!(errs[0].test.as_deref(), Some("Queue > pops the highest first"));
+        assert_eq!(
+            (errs[0].file.as_deref(), errs[0].line, errs[0].column),
+            (Some("tests/queue.test.ts"), Some(14), Some(25))
+        );
+        assert_eq!((errs[1].file.as_deref(), errs[1].line), (Some("src/queue.ts"), Some(35)));
+        assert_eq!(errs[1].message, "TypeError: invalid priority");
+        let s = result.summary.expect("summary");
+        assert_eq!((s.passed, s.failed, s.skipped, s.total), (2, 2, 2, 6));
+    }
+
+    #[test]
+    fn tree_stands_in_when_details_are_missing() {
+        let result = parse(STDOUT, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 2);
+        assert_eq!(errs[1].message, "invalid priority");
+        assert_eq!(result.failed_tests, ["Queue > pops the highest first", "parse > reads a list"]);
+    }
+
+    #[test]
+    fn unhandled_errors_are_errors_without_a_test() {
+        let log = "\u{23af}\u{23af} Unhandled Errors \u{23af}\u{23af}\n\n\
+Vitest caught 1 unhandled error during the test run.\n\
+This might cause false positive tests. Resolve unhandled errors to make sure your tests are not affected.\n\n\
+\u{23af}\u{23af} Uncaught Exception \u{23af}\u{23af}\n\
+Error: boom\n\
+\x20\u{276f} src/timer.ts:5:11\n\n\
+This error originated in \"tests/a.test.ts\" test file.\n\
+\u{23af}\u{23af}\u{23af}\u{23af}\n\n\
+\x20Test Files  1 passed (1)\n\
+\x20     Tests  1 passed (1)\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(
+            (errs[0].message.as_str(), errs[0].file.as_deref(), errs[0].test.as_deref()),
+            ("Error: boom", Some("src/timer.ts"), None)
+        );
+    }
+
+    #[test]
+    fn failed_suites_and_shared_errors() {
+        let log = "\u{23af}\u{23af} Failed Suites 1 \u{23af}\u{23af}\n\n\
+\x20FAIL  tests/broken.test.ts [ tests/broken.test.ts ]\n\
+Error: Cannot find module '../src/missing'\n\
+\x20\u{276f} tests/broken.test.ts:2:1\n\
+\n\
+\u{23af}\u{23af} Failed Tests 2 \u{23af}\u{23af}\n\n\
+\x20FAIL  tests/a.test.ts > a > one\n\
+\x20FAIL  tests/a.test.ts > a > two\n\
+Error: hook failed\n\
+\x20\u{276f} tests/a.test.ts:3:9\n\
+\n\
+\x20     Tests  2 failed (2)\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 3);
+        assert_eq!((errs[0].test.as_deref(), errs[0].line), (None, Some(2)));
+        assert_eq!(errs[2].test.as_deref(), Some("a > two"));
+        assert_eq!(result.summary.map(|s| s.failed), Some(2));
+    }
+}

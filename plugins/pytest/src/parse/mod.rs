@@ -1,0 +1,1121 @@
+//! Reading pytest's terminal output, completed by its JUnit XML report when the run wrote one.
+//!
+//! The output is a sequence of regions opened by `=== title ===` banners: the session header and
+//! progress lines, `ERRORS` and `FAILURES` (one `___ title ___` section per test, holding a
+//! traceback and maybe captured output), `warnings summary`, `short test summary info`, and the
+//! final counts line. Each stream is read by its own [`Lane`], so nothing depends on how stdout
+//! and stderr interleave (pytest only writes startup errors to stderr).
+//!
+//! Section titles name tests by function (`TestA.test_x[1]`); node ids come from the short
+//! summary, `-v` progress lines or the JUnit report, and are matched to the sections in
+//! [`PytestParser::finish`], once everything has been read.
+
+mod junit;
+mod summary;
+mod text;
+mod traceback;
+mod warnings;
+
+use buildvise_plugin_api::{
+    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, Progress, RunEnd, Severity, Stream,
+    TestSummary, is_absolute, relative_to,
+};
+use std::collections::{HashMap, HashSet};
+use summary::{Entry, Outcome};
+use text::{clip, leading_exception, sep_title};
+use traceback::{Reading, Traceback};
+use warnings::WarningsBlock;
+
+pub struct PytestParser {
+    cwd: String,
+    /// Stdout, then stderr.
+    lanes: [Lane; 2],
+    found: Found,
+}
+
+impl PytestParser {
+    pub fn new(context: &ParseContext) -> Self {
+        PytestParser { cwd: context.cwd.clone(), lanes: Default::default(), found: Found::default() }
+    }
+}
+
+impl Parser for PytestParser {
+    fn feed(&mut self, line: Line<'_>) {
+        let lane = match line.stream {
+            Stream::Stdout => &mut self.lanes[0],
+            Stream::Stderr => &mut self.lanes[1],
+        };
+        lane.feed(&line.text(), line.number, &mut self.found);
+    }
+
+    fn progress(&self) -> Progress {
+        let found = &self.found;
+        let open = self.lanes.iter().filter(|l| l.section.as_ref().is_some_and(|s| s.kind != Kind::Ignored)).count();
+        Progress {
+            errors: (found.sections.len() + open + found.errors.len()) as u64,
+            warnings: found.warnings.len() as u64,
+            tests: found.tests_done,
+            activity: None,
+        }
+    }
+
+    fn finish(mut self: Box<Self>, end: &RunEnd) -> ParseResult {
+        for lane in &mut self.lanes {
+            lane.close(&mut self.found);
+        }
+        let junit = end.artifacts.iter().filter(|p| p.ends_with(".xml")).find_map(|p| {
+            let bytes = std::fs::read(p).ok()?;
+            let report = junit::read(&String::from_utf8_lossy(&bytes));
+            (report.summary.is_some()).then_some(report)
+        });
+        Assembly::new(&self.cwd, self.found, junit.unwrap_or_default()).run()
+    }
+}
+
+/// What the lanes found, shared by both streams.
+#[derive(Default)]
+struct Found {
+    rootdir: Option<String>,
+    /// The terminal width, from the first banner: real separators are never narrower, so a
+    /// banner-like line printed by a test inside captured output can be told apart.
+    width: Option<usize>,
+    sections: Vec<Finished>,
+    warnings: Vec<Diagnostic>,
+    infos: Vec<Diagnostic>,
+    /// Errors outside any test: usage errors, a missing pytest, an internal error.
+    errors: Vec<Diagnostic>,
+    reported: Reported,
+    summary: Option<TestSummary>,
+    /// Tests finished according to the progress lines, for [`Parser::progress`].
+    tests_done: u64,
+}
+
+impl Found {
+    fn wide_enough(&self, line: &str) -> bool {
+        self.width.is_none_or(|w| line.chars().count() + 1 >= w)
+    }
+}
+
+/// Failed and errored node ids as the one-line reports give them, in order, each once.
+#[derive(Default)]
+struct Reported {
+    items: Vec<Report>,
+    index: HashMap<(Outcome, String), usize>,
+}
+
+struct Report {
+    outcome: Outcome,
+    id: String,
+    message: Option<String>,
+    line: u64,
+}
+
+impl Reported {
+    fn add(&mut self, outcome: Outcome, id: &str, message: Option<&str>, line: u64) {
+        let id = id.trim();
+        if id.is_empty() {
+            return;
+        }
+        match self.index.get(&(outcome, id.to_string())) {
+            Some(&i) => {
+                let item = &mut self.items[i];
+                if item.message.is_none() && message.is_some() {
+                    item.message = message.map(clip);
+                    item.line = line;
+                }
+            }
+            None => {
+                self.index.insert((outcome, id.to_string()), self.items.len());
+                self.items.push(Report { outcome, id: id.to_string(), message: message.map(clip), line });
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Failure,
+    Error,
+    /// `ImportError while loading conftest ...`: pytest could not start.
+    Startup,
+    /// Sections of `PASSES` and the like: read past, not reported.
+    Ignored,
+}
+
+struct Section {
+    kind: Kind,
+    title: Option<String>,
+    start: u64,
+    end: u64,
+    tb: Traceback,
+    /// Inside `--- Captured stdout call ---` and the like: the test's own output, not pytest's.
+    captured: bool,
+}
+
+impl Section {
+    fn new(kind: Kind, title: Option<&str>, start: u64) -> Self {
+        Section { kind, title: title.map(clip), start, end: start, tb: Traceback::default(), captured: false }
+    }
+}
+
+struct Finished {
+    kind: Kind,
+    title: Option<String>,
+    start: u64,
+    end: u64,
+    reading: Reading,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Region {
+    /// Before the first banner, the session header and progress lines, and after the final line.
+    #[default]
+    Top,
+    Failures,
+    Errors,
+    /// Any other banner (`PASSES`, `XPASSES`, `slowest durations`): nothing to report.
+    Other,
+    Warnings,
+    Short,
+}
+
+/// The reading state of one stream.
+#[derive(Default)]
+struct Lane {
+    region: Region,
+    section: Option<Section>,
+    warnings: WarningsBlock,
+}
+
+impl Lane {
+    fn feed(&mut self, t: &str, n: u64, found: &mut Found) {
+        let captured = self.section.as_ref().is_some_and(|s| s.captured);
+        if t.starts_with('=')
+            && let Some(title) = sep_title(t, '=')
+            && (!captured || found.wide_enough(t))
+        {
+            self.banner(title, t, found);
+            return;
+        }
+        if t.starts_with("!!!") {
+            // `!!! Interrupted: 2 errors during collection !!!`, `!!! stopping after 1 failures !!!`.
+            if !captured {
+                self.close(found);
+            }
+            return;
+        }
+        if (t.starts_with(|c: char| c.is_ascii_digit()) || t.starts_with("no tests ran"))
+            && let Some(counts) = summary::final_counts(t)
+        {
+            // `-q` prints the final line bare. A fake one in captured output comes before the
+            // real one, which overwrites it.
+            found.summary = Some(counts);
+            if !captured {
+                self.close(found);
+                self.region = Region::Top;
+            }
+            return;
+        }
+        match self.region {
+            Region::Top => self.top_line(t, n, found),
+            Region::Failures | Region::Errors | Region::Other => self.section_line(t, n, found),
+            Region::Warnings => self.warnings.feed(t, n, &mut found.warnings),
+            Region::Short => short_line(t, n, found),
+        }
+    }
+
+    fn banner(&mut self, title: &str, line: &str, found: &mut Found) {
+        self.close(found);
+        if found.width.is_none() {
+            found.width = Some(line.chars().count());
+        }
+        if let Some(counts) = summary::final_counts(title) {
+            found.summary = Some(counts);
+            self.region = Region::Top;
+            return;
+        }
+        self.region = match title {
+            "FAILURES" => Region::Failures,
+            "ERRORS" => Region::Errors,
+            "short test summary info" => Region::Short,
+            "test session starts" => Region::Top,
+            t if t.starts_with("warnings summary") => Region::Warnings,
+            _ => Region::Other,
+        };
+    }
+
+    fn section_line(&mut self, t: &str, n: u64, found: &mut Found) {
+        let captured = self.section.as_ref().is_some_and(|s| s.captured);
+        if t.starts_with('_')
+            && let Some(title) = sep_title(t, '_')
+            && (!captured || found.wide_enough(t))
+        {
+            self.close(found);
+            let kind = match self.region {
+                Region::Failures => Kind::Failure,
+                Region::Errors => Kind::Error,
+                _ => Kind::Ignored,
+            };
+            self.section = Some(Section::new(kind, Some(title), n));
+            return;
+        }
+        let Some(section) = self.section.as_mut().filter(|s| !s.captured && s.kind != Kind::Ignored) else { return };
+        if t.starts_with('-')
+            && let Some(title) = sep_title(t, '-')
+        {
+            // `--- Captured stdout call ---`, `- generated xml file: ... -`.
+            section.captured = title.starts_with("Captured ");
+            return;
+        }
+        section.end = n;
+        section.tb.feed(t);
+    }
+
+    fn top_line(&mut self, t: &str, n: u64, found: &mut Found) {
+        if let Some(section) = self.section.as_mut() {
+            section.end = n;
+            section.tb.feed(t);
+            return;
+        }
+        if t.starts_with("ImportError while loading conftest ") {
+            let mut section = Section::new(Kind::Startup, None, n);
+            section.tb.feed(t);
+            self.section = Some(section);
+        } else if let Some(dir) = t.strip_prefix("rootdir: ") {
+            // Older pytest prints `rootdir: /p, configfile: x, testpaths: y` on one line.
+            found.rootdir = Some(dir.split(", ").next().unwrap_or(dir).trim().to_string());
+        } else if let Some(rest) = t.strip_prefix("INTERNALERROR> ") {
+            internal_error(rest, n, found);
+        } else if let Some(message) = t.strip_prefix("ERROR: ") {
+            if !message.starts_with("usage:") {
+                found.errors.push(Diagnostic::error(clip(message)).with_log_range(n, n));
+            }
+        } else if let Some(interpreter) = t.strip_suffix(": No module named pytest") {
+            let mut d =
+                Diagnostic::error("No module named pytest").with_code("ModuleNotFoundError").with_log_range(n, n);
+            d.notes
+                .push(clip(&format!("pytest is not installed for {interpreter}: {interpreter} -m pip install pytest")));
+            found.errors.push(d);
+        } else if let Some((program, message)) = t.split_once(": error: ")
+            && program.contains("pytest")
+            && !program.starts_with(char::is_whitespace)
+        {
+            found.errors.push(Diagnostic::error(clip(message)).with_log_range(n, n));
+        } else {
+            found.tests_done += summary::finished_tests(t);
+            if (t.contains(" FAILED") || t.contains(" ERROR"))
+                && let Some((id, outcome)) = summary::progress_outcome(t)
+            {
+                found.reported.add(outcome, id, None, n);
+            }
+        }
+    }
+
+    /// Ends the open section and the pending warning entry.
+    fn close(&mut self, found: &mut Found) {
+        if let Some(s) = self.section.take()
+            && s.kind != Kind::Ignored
+        {
+            found.sections.push(Finished {
+                kind: s.kind,
+                title: s.title,
+                start: s.start,
+                end: s.end,
+                reading: s.tb.finish(),
+            });
+        }
+        self.warnings.flush(&mut found.warnings);
+    }
+}
+
+fn short_line(t: &str, n: u64, found: &mut Found) {
+    match summary::short_entry(t) {
+        Some(Entry::Outcome { outcome, id, message }) => found.reported.add(outcome, id, message, n),
+        Some(Entry::Skipped { file, line, reason }) => {
+            let mut d = Diagnostic::new(Severity::Info, clip(reason)).with_code("SKIPPED").with_log_range(n, n);
+            d.file = Some(file.to_string());
+            d.line = line;
+            found.infos.push(d);
+        }
+        Some(Entry::Expected { word, id, reason }) => {
+            let d = Diagnostic::new(Severity::Info, clip(reason.unwrap_or(word)));
+            found.infos.push(d.with_code(word).with_test(id).with_log_range(n, n));
+        }
+        None => {}
+    }
+}
+
+/// pytest's own crash: `INTERNALERROR> ` lines, the last `Type: message` of which says what.
+fn internal_error(rest: &str, n: u64, found: &mut Found) {
+    let last = found.errors.last_mut().filter(|d| d.code.as_deref() == Some("INTERNALERROR"));
+    let headline = leading_exception(rest).map(|_| clip(rest));
+    match (last, headline) {
+        (Some(d), headline) => {
+            if let Some(h) = headline {
+                d.message = h;
+            }
+            d.log_range = d.log_range.map(|r| buildvise_plugin_api::LogRange { start: r.start, end: n });
+        }
+        (None, headline) => {
+            let d = Diagnostic::error(headline.unwrap_or_else(|| "pytest internal error".to_string()));
+            found.errors.push(d.with_code("INTERNALERROR").with_log_range(n, n));
+        }
+    }
+}
+
+/// Turns what was found into the result: sections matched to node ids, then the JUnit report
+/// and the short summary for failures no section described.
+struct Assembly<'a> {
+    cwd: &'a str,
+    /// The rootdir a log was captured under, when the log comes from elsewhere.
+    foreign_root: Option<String>,
+    found: Found,
+    junit: junit::Report,
+    diagnostics: DiagnosticSet,
+    /// (outcome, node id) pairs a diagnostic now describes.
+    covered: HashSet<(Outcome, String)>,
+    /// JUnit keys of the tests a diagnostic now describes.
+    covered_keys: HashSet<String>,
+    failed_tests: Vec<String>,
+}
+
+impl<'a> Assembly<'a> {
+    fn new(cwd: &'a str, found: Found, junit: junit::Report) -> Self {
+        let foreign_root = found.rootdir.clone().filter(|root| is_foreign(root, cwd));
+        Assembly {
+            cwd,
+            foreign_root,
+            found,
+            junit,
+            diagnostics: DiagnosticSet::new(),
+            covered: HashSet::new(),
+            covered_keys: HashSet::new(),
+            failed_tests: Vec::new(),
+        }
+    }
+
+    fn run(mut self) -> ParseResult {
+        for d in std::mem::take(&mut self.found.errors) {
+            self.diagnostics.push(d);
+        }
+        for section in std::mem::take(&mut self.found.sections) {
+            self.section(section);
+        }
+        self.unexplained_reports();
+        self.unexplained_junit_cases();
+        for d in std::mem::take(&mut self.found.warnings).into_iter().chain(std::mem::take(&mut self.found.infos)) {
+            let d = self.relative(d);
+            self.diagnostics.push(d);
+        }
+        let reported_failed = self.found.reported.items.iter().filter(|r| r.outcome == Outcome::Failed);
+        let mut failed_tests = std::mem::take(&mut self.failed_tests);
+        failed_tests.extend(reported_failed.map(|r| r.id.clone()));
+        let mut seen = HashSet::new();
+        failed_tests.retain(|id| seen.insert(id.clone()));
+        ParseResult {
+            success: None,
+            diagnostics: self.diagnostics.into_vec(),
+            summary: self.found.summary.or(self.junit.summary),
+            failed_tests,
+        }
+    }
+
+    fn section(&mut self, section: Finished) {
+        let title = section.title.as_deref().unwrap_or("");
+        let mut test = None;
+        let mut phase = None;
+        let mut subtest_note = None;
+        match section.kind {
+            Kind::Failure | Kind::Error => {
+                if let Some(module) = title.strip_prefix("ERROR collecting ") {
+                    self.cover(Outcome::Error, module);
+                } else {
+                    let (name, outcome) =
+                        match (title.strip_prefix("ERROR at setup of "), title.strip_prefix("ERROR at teardown of ")) {
+                            (Some(name), _) => (name, Outcome::Error),
+                            (_, Some(name)) => (name, Outcome::Error),
+                            _ if section.kind == Kind::Error => (title, Outcome::Error),
+                            _ => (title, Outcome::Failed),
+                        };
+                    phase = title.strip_prefix("ERROR at ").and_then(|t| t.split(' ').next());
+                    let (name, subtest) = split_subtest(name);
+                    subtest_note = subtest.map(|s| format!("subtest {s}"));
+                    let id = self.resolve(name, outcome);
+                    if outcome == Outcome::Failed {
+                        self.failed_tests.push(id.clone());
+                    }
+                    self.cover(outcome, &id);
+                    test = Some(id);
+                }
+            }
+            Kind::Startup | Kind::Ignored => {}
+        }
+        let fallback = match section.kind {
+            Kind::Failure => "test failed",
+            Kind::Startup => "conftest could not be imported",
+            _ => "error",
+        };
+        let mut d = self.diagnostic_of(section.reading, fallback).with_log_range(section.start, section.end);
+        if let Some(phase) = phase {
+            d.notes.insert(0, format!("raised during {phase}"));
+        }
+        if let Some(note) = subtest_note {
+            d.notes.insert(0, note);
+        }
+        d.test = test;
+        self.diagnostics.push(d);
+    }
+
+    /// The node id for a section title: the first not yet used id, among those reported with the
+    /// same outcome (then the other), that ends with the title's test path.
+    fn resolve(&mut self, name: &str, outcome: Outcome) -> String {
+        let tail = title_to_tail(name);
+        let suffix = format!("::{tail}");
+        let fits = |id: &str| id == tail || id.ends_with(&suffix);
+        let other = if outcome == Outcome::Failed { Outcome::Error } else { Outcome::Failed };
+        let junit_ids = self.junit.cases.iter().map(junit::Case::guessed_id).collect::<Vec<_>>();
+        // Subtests share their test's id, so an id already used is still better than none.
+        for allow_used in [false, true] {
+            let free = |id: &str| allow_used || !self.covered.contains(&(outcome, id.to_string()));
+            for wanted in [outcome, other] {
+                let hit = self.found.reported.items.iter().find(|r| r.outcome == wanted && fits(&r.id) && free(&r.id));
+                if let Some(r) = hit {
+                    return r.id.clone();
+                }
+            }
+            if let Some(id) = junit_ids.iter().find(|id| fits(id) && free(id)) {
+                return id.clone();
+            }
+        }
+        tail
+    }
+
+    fn cover(&mut self, outcome: Outcome, id: &str) {
+        self.covered.insert((outcome, id.to_string()));
+        self.covered_keys.insert(junit::node_key(id));
+    }
+
+    /// Failures and errors the short summary or `-v` named but no section described (`--tb=no`,
+    /// `--tb=line`): from the JUnit report when it has them, else from the summary line.
+    fn unexplained_reports(&mut self) {
+        let reports = std::mem::take(&mut self.found.reported.items);
+        for r in &reports {
+            if self.covered.contains(&(r.outcome, r.id.clone())) {
+                continue;
+            }
+            let key = junit::node_key(&r.id);
+            let case = self.junit.cases.iter().position(|c| c.key() == key);
+            let is_test = r.id.contains("::");
+            let mut d = match case {
+                Some(i) => {
+                    let reading = self.junit.cases.swap_remove(i).reading;
+                    self.diagnostic_of(reading, outcome_word(r.outcome))
+                }
+                None => {
+                    let message = r.message.clone().unwrap_or_else(|| outcome_word(r.outcome).to_string());
+                    let mut d = Diagnostic::error(message.clone()).with_log_range(r.line, r.line);
+                    d.code = leading_exception(&message)
+                        .or_else(|| message.starts_with("assert ").then_some("AssertionError"))
+                        .map(str::to_string);
+                    d
+                }
+            };
+            if d.file.is_none() {
+                // Without a traceback the node id still says which file.
+                d.file = Some(r.id.split("::").next().unwrap_or(&r.id).to_string());
+            }
+            if is_test {
+                d.test = Some(r.id.clone());
+            }
+            if r.outcome == Outcome::Failed {
+                self.failed_tests.push(r.id.clone());
+            }
+            self.cover(r.outcome, &r.id);
+            self.diagnostics.push(d);
+        }
+        self.found.reported.items = reports;
+    }
+
+    /// JUnit cases that failed although the terminal output never said so (a log cut short).
+    fn unexplained_junit_cases(&mut self) {
+        for case in std::mem::take(&mut self.junit.cases) {
+            if self.covered_keys.contains(&case.key()) {
+                continue;
+            }
+            let id = case.guessed_id();
+            let word = if case.outcome == junit::CaseOutcome::Failure { "test failed" } else { "error" };
+            let mut d = self.diagnostic_of(case.reading, word);
+            if id.contains("::") {
+                d.test = Some(id.clone());
+            }
+            if case.outcome == junit::CaseOutcome::Failure {
+                self.failed_tests.push(id);
+            }
+            self.diagnostics.push(d);
+        }
+    }
+
+    fn diagnostic_of(&self, reading: Reading, fallback: &str) -> Diagnostic {
+        let mut d = Diagnostic::error(reading.message.unwrap_or_else(|| fallback.to_string()));
+        d.code = reading.code;
+        if let Some(location) = reading.location {
+            d.file = Some(self.path(&location.file));
+            d.line = Some(location.line);
+        }
+        d.notes = reading.notes;
+        d
+    }
+
+    fn relative(&self, mut d: Diagnostic) -> Diagnostic {
+        d.file = d.file.map(|f| self.path(&f));
+        d
+    }
+
+    /// Relative to the cwd when under it; for a log captured elsewhere, relative to the rootdir
+    /// it printed, which is where the project was.
+    fn path(&self, path: &str) -> String {
+        let rel = relative_to(path, self.cwd);
+        match &self.foreign_root {
+            Some(root) if is_absolute(&rel) => relative_to(&rel, root),
+            _ => rel,
+        }
+    }
+}
+
+fn outcome_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Failed => "FAILED",
+        Outcome::Error => "ERROR",
+    }
+}
+
+/// `TestA.test_x (i=1)` / `test_y [msg] (i=1)` (a subtest's section title) → the test's title
+/// and the subtest's description. Parametrize ids follow the name without a space.
+fn split_subtest(title: &str) -> (&str, Option<&str>) {
+    match title.split_once(' ') {
+        Some((name, rest)) if rest.starts_with(['(', '[']) => (name, Some(rest.trim())),
+        _ => (title, None),
+    }
+}
+
+/// `TestA.test_x[1.5]` (a section title) → `TestA::test_x[1.5]` (the end of its node id). A
+/// doctest's title (`[doctest] pkg.mod.func`) already ends its node id.
+fn title_to_tail(title: &str) -> String {
+    if let Some(doctest) = title.strip_prefix("[doctest] ") {
+        return doctest.to_string();
+    }
+    let (names, params) = title.find('[').map_or((title, ""), |at| title.split_at(at));
+    format!("{}{params}", names.replace('.', "::"))
+}
+
+/// True when `root` and `cwd` are unrelated: the log was captured on another machine or in
+/// another checkout.
+fn is_foreign(root: &str, cwd: &str) -> bool {
+    let trim = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
+    let (root, cwd) = (trim(root), trim(cwd));
+    !cwd.is_empty() && root != cwd && relative_to(&cwd, &root) == cwd && relative_to(&root, &cwd) == root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use buildvise_plugin_api::testing::{parse_log, parse_streams};
+
+    const CWD: &str = "/work/shop";
+
+    /// passed, failed, skipped, errors, xfailed, xpassed, total.
+    type Counts = (u64, u64, u64, Option<u64>, Option<u64>, Option<u64>, u64);
+
+    fn parser() -> Box<dyn Parser> {
+        Box::new(PytestParser::new(&ParseContext { tool: "pytest.run".into(), args: vec![], cwd: CWD.into() }))
+    }
+
+    fn errors(r: &ParseResult) -> Vec<&Diagnostic> {
+        r.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect()
+    }
+
+    fn counts(r: &ParseResult) -> Option<Counts> {
+        r.summary.as_ref().map(|s| (s.passed, s.failed, s.skipped, s.errors, s.xfailed, s.xpassed, s.total))
+    }
+
+    fn place(d: &Diagnostic) -> (Option<&str>, Option<u32>, Option<&str>, Option<&str>) {
+        (d.file.as_deref(), d.line, d.code.as_deref(), d.test.as_deref())
+    }
+
+    const DEFAULT: &str = "\
+============================= test session starts ==============================
+platform linux -- Python 3.12.1, pytest-9.2.0, pluggy-1.7.0
+rootdir: /work/shop
+collected 4 items
+
+tests/test_basket.py .FF.                                                [100%]
+
+=================================== FAILURES ===================================
+__________________________________ test_total __________________________________
+
+    def test_total():
+>       assert total([1, 2]) == {\"sum\": 4}
+E       AssertionError: assert {'sum': 3} == {'sum': 4}
+E         Differing items:
+E         {'sum': 3} != {'sum': 4}
+
+tests/test_basket.py:8: AssertionError
+________________________________ test_discount _________________________________
+
+    def test_discount():
+>       assert apply(\"HALF\") == 5
+               ^^^^^^^^^^^^^
+
+tests/test_basket.py:12: 
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ 
+
+code = 'HALF'
+
+    def apply(code):
+>       return RATES[code]
+E       KeyError: 'HALF'
+
+shop/rates.py:4: KeyError
+----------------------------- Captured stdout call -----------------------------
+FAILED tests/test_basket.py::test_fake - AssertionError: printed by the test
+tests/test_basket.py:99: ValueError
+================ 9 failed in 0.01s =================
+=========================== short test summary info ============================
+FAILED tests/test_basket.py::test_total - AssertionError: assert {'sum': 3} =...
+FAILED tests/test_basket.py::test_discount - KeyError: 'HALF'
+========================= 2 failed, 2 passed in 0.05s ==========================
+";
+
+    #[test]
+    fn default_verbosity_failures() {
+        let r = parse_log(parser(), DEFAULT.as_bytes(), 1);
+        let e = errors(&r);
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert_eq!(
+            place(e[0]),
+            (Some("tests/test_basket.py"), Some(8), Some("AssertionError"), Some("tests/test_basket.py::test_total"))
+        );
+        assert_eq!(e[0].message, "AssertionError: assert {'sum': 3} == {'sum': 4}");
+        assert_eq!(e[0].notes, ["Differing items:", "{'sum': 3} != {'sum': 4}"]);
+        assert_eq!(e[0].log_range.map(|l| (l.start, l.end)), Some((9, 17)));
+        assert_eq!(
+            place(e[1]),
+            (Some("shop/rates.py"), Some(4), Some("KeyError"), Some("tests/test_basket.py::test_discount"))
+        );
+        assert_eq!(e[1].log_range.map(|l| (l.start, l.end)), Some((18, 33)), "captured output is not part of it");
+        assert_eq!(counts(&r), Some((2, 2, 0, Some(0), Some(0), Some(0), 4)));
+        assert_eq!(r.failed_tests, ["tests/test_basket.py::test_total", "tests/test_basket.py::test_discount"]);
+        assert_eq!(r.success, None);
+    }
+
+    #[test]
+    fn verbose_setup_teardown_and_missing_fixture() {
+        let log = "\
+============================= test session starts ==============================
+rootdir: /work/shop
+collecting ... collected 4 items
+
+tests/test_db.py::test_write PASSED                                      [ 25%]
+tests/test_db.py::test_write ERROR                                       [ 25%]
+tests/test_db.py::test_read ERROR                                        [ 50%]
+tests/test_db.py::test_query ERROR                                       [ 75%]
+tests/test_db.py::test_count FAILED                                      [100%]
+
+==================================== ERRORS ====================================
+_______________________ ERROR at teardown of test_write ________________________
+
+    @pytest.fixture
+    def conn():
+        yield Conn()
+>       assert not Conn.open, \"connection left open\"
+E       AssertionError: connection left open
+
+tests/conftest.py:9: AssertionError
+________________________ ERROR at setup of test_read ___________________________
+
+    @pytest.fixture
+    def server():
+>       return connect(\"db://x\")
+E       ConnectionRefusedError: cannot reach db://x
+
+tests/conftest.py:4: ConnectionRefusedError
+________________________ ERROR at setup of test_query __________________________
+file /work/shop/tests/test_db.py, line 14
+  def test_query(cursor):
+E       fixture 'cursor' not found
+>       available fixtures: cache, capsys, conn, server
+>       use 'pytest --fixtures [testpath]' for help on them.
+
+/work/shop/tests/test_db.py:14
+=================================== FAILURES ===================================
+__________________________________ test_count __________________________________
+
+    def test_count(conn):
+>       assert conn.count() == 1
+E       assert 0 == 1
+
+tests/test_db.py:18: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_db.py::test_count - assert 0 == 1
+ERROR tests/test_db.py::test_write - AssertionError: connection left open
+ERROR tests/test_db.py::test_read - ConnectionRefusedError: cannot reach db://x
+ERROR tests/test_db.py::test_query
+==================== 1 failed, 1 passed, 3 errors in 0.08s =====================
+";
+        let r = parse_log(parser(), log.as_bytes(), 1);
+        let e = errors(&r);
+        assert_eq!(e.len(), 4, "{e:#?}");
+        assert_eq!(
+            place(e[0]),
+            (Some("tests/conftest.py"), Some(9), Some("AssertionError"), Some("tests/test_db.py::test_write"))
+        );
+        assert_eq!(e[0].notes[0], "raised during teardown");
+        assert_eq!(place(e[2]), (Some("tests/test_db.py"), Some(14), None, Some("tests/test_db.py::test_query")));
+        assert_eq!(e[2].message, "fixture 'cursor' not found");
+        assert_eq!(
+            place(e[3]),
+            (Some("tests/test_db.py"), Some(18), Some("AssertionError"), Some("tests/test_db.py::test_count"))
+        );
+        assert_eq!(counts(&r), Some((1, 1, 0, Some(3), Some(0), Some(0), 5)));
+        assert_eq!(r.failed_tests, ["tests/test_db.py::test_count"]);
+    }
+
+    #[test]
+    fn collection_errors_without_tests() {
+        let log = "\
+============================= test session starts ==============================
+collected 2 items / 2 errors
+
+==================================== ERRORS ====================================
+___________________ ERROR collecting tests/test_import.py ______________________
+ImportError while importing test module '/work/shop/tests/test_import.py'.
+Traceback:
+/usr/lib/python3.12/importlib/__init__.py:90: in import_module
+    return _bootstrap._gcd_import(name[level:], package, level)
+tests/test_import.py:2: in <module>
+    from shop.missing import thing
+E   ModuleNotFoundError: No module named 'shop.missing'
+___________________ ERROR collecting tests/test_syntax.py ______________________
+/usr/lib/python3.12/ast.py:52: in parse
+    return compile(source, filename, mode, flags,
+E     File \"/work/shop/tests/test_syntax.py\", line 6
+E       def test_x(:
+E                  ^
+E   SyntaxError: invalid syntax
+=========================== short test summary info ============================
+ERROR tests/test_import.py
+ERROR tests/test_syntax.py
+!!!!!!!!!!!!!!!!!!! Interrupted: 2 errors during collection !!!!!!!!!!!!!!!!!!!!
+============================== 2 errors in 0.21s ===============================
+";
+        let r = parse_log(parser(), log.as_bytes(), 2);
+        let e = errors(&r);
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert_eq!(place(e[0]), (Some("tests/test_import.py"), Some(2), Some("ModuleNotFoundError"), None));
+        assert_eq!(place(e[1]), (Some("tests/test_syntax.py"), Some(6), Some("SyntaxError"), None));
+        assert_eq!(counts(&r), Some((0, 0, 0, Some(2), Some(0), Some(0), 2)));
+        assert!(r.failed_tests.is_empty());
+    }
+
+    #[test]
+    fn conftest_import_error_on_stderr() {
+        let stderr = "\
+ImportError while loading conftest '/work/shop/tests/conftest.py'.
+tests/conftest.py:5: in <module>
+    from shop.fixtures import make
+E   ModuleNotFoundError: No module named 'shop.fixtures'
+";
+        let end = RunEnd { exit_code: Some(4), ..RunEnd::default() };
+        let r = parse_streams(parser(), b"", stderr.as_bytes(), &end);
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(place(e[0]), (Some("tests/conftest.py"), Some(5), Some("ModuleNotFoundError"), None));
+        assert_eq!(e[0].log_range.map(|l| (l.start, l.end)), Some((1, 4)));
+        assert_eq!(r.summary, None);
+    }
+
+    #[test]
+    fn quiet_parametrized_ids() {
+        let log = "\
+..F.F.                                                                   [100%]
+=================================== FAILURES ===================================
+__________________________ test_scale[-1.5-2--3.0] _____________________________
+
+x = -1.5, k = 2, want = -3.0
+
+    @pytest.mark.parametrize(\"x, k, want\", CASES)
+    def test_scale(x, k, want):
+>       assert scale(x, k) == want
+E       assert -3.5 == -3.0
+
+tests/test_scale.py:9: AssertionError
+____________________________ test_scale[big-one] _______________________________
+
+x = 1e+300, k = 10, want = inf
+
+    @pytest.mark.parametrize(\"x, k, want\", CASES)
+    def test_scale(x, k, want):
+>       assert scale(x, k) == want
+E       assert 1e+301 == inf
+
+tests/test_scale.py:9: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_scale.py::test_scale[-1.5-2--3.0] - assert -3.5 == -3.0
+FAILED tests/test_scale.py::test_scale[big-one] - assert 1e+301 == inf
+2 failed, 4 passed in 0.03s
+";
+        let r = parse_log(parser(), log.as_bytes(), 1);
+        let tests = errors(&r).iter().map(|d| d.test.clone().unwrap_or_default()).collect::<Vec<_>>();
+        assert_eq!(tests, ["tests/test_scale.py::test_scale[-1.5-2--3.0]", "tests/test_scale.py::test_scale[big-one]"]);
+        assert_eq!(counts(&r), Some((4, 2, 0, Some(0), Some(0), Some(0), 6)));
+    }
+
+    #[test]
+    fn skips_xfail_xpass_are_information() {
+        let log = "\
+collected 5 items / 1 skipped
+
+tests/test_fmt.py .sxX                                                   [100%]
+
+=================================== XPASSES ====================================
+=========================== short test summary info ============================
+SKIPPED [1] tests/test_yaml.py:2: no yaml
+SKIPPED [1] tests/test_fmt.py:10: windows only
+XFAIL tests/test_fmt.py::test_hours - not supported yet
+XPASS tests/test_fmt.py::test_round - flaky
+============= 1 passed, 2 skipped, 1 xfailed, 1 xpassed in 0.02s ==============
+";
+        let r = parse_log(parser(), log.as_bytes(), 0);
+        assert!(errors(&r).is_empty());
+        let infos = r.diagnostics.iter().filter(|d| d.severity == Severity::Info).collect::<Vec<_>>();
+        assert_eq!(infos.len(), 4);
+        assert_eq!(
+            (infos[1].file.as_deref(), infos[1].line, infos[1].message.as_str()),
+            (Some("tests/test_fmt.py"), Some(10), "windows only")
+        );
+        assert_eq!(
+            (infos[3].code.as_deref(), infos[3].test.as_deref()),
+            (Some("XPASS"), Some("tests/test_fmt.py::test_round"))
+        );
+        assert_eq!(counts(&r), Some((1, 0, 2, Some(0), Some(1), Some(1), 5)));
+        assert!(r.failed_tests.is_empty());
+    }
+
+    #[test]
+    fn strict_xpass_is_a_failure_without_location() {
+        let log = "\
+=================================== FAILURES ===================================
+________________________________ test_must_fail ________________________________
+[XPASS(strict)] known bug
+=========================== short test summary info ============================
+FAILED tests/test_bug.py::test_must_fail - [XPASS(strict)] known bug
+============================== 1 failed in 0.01s ===============================
+";
+        let r = parse_log(parser(), log.as_bytes(), 1);
+        let e = errors(&r);
+        assert_eq!(place(e[0]), (None, None, None, Some("tests/test_bug.py::test_must_fail")));
+        assert!(e[0].message.contains("XPASS(strict)"));
+        assert_eq!(r.failed_tests, ["tests/test_bug.py::test_must_fail"]);
+    }
+
+    #[test]
+    fn warnings_summary_with_absolute_paths() {
+        let log = "\
+=============================== warnings summary ===============================
+tests/test_api.py:30
+  /work/shop/tests/test_api.py:30: PytestUnknownMarkWarning: Unknown pytest.mark.slow - is this a typo?
+    @pytest.mark.slow
+
+tests/test_api.py::test_a
+tests/test_api.py::test_b
+  /work/shop/shop/api.py:12: DeprecationWarning: get() is deprecated
+    warnings.warn(\"get() is deprecated\", DeprecationWarning)
+
+-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html
+======================== 2 passed, 3 warnings in 0.02s =========================
+";
+        let r = parse_log(parser(), log.as_bytes(), 0);
+        let w = r.diagnostics.iter().filter(|d| d.severity == Severity::Warning).collect::<Vec<_>>();
+        assert_eq!(w.len(), 3);
+        assert_eq!(place(w[0]), (Some("tests/test_api.py"), Some(30), Some("PytestUnknownMarkWarning"), None));
+        assert_eq!(
+            place(w[2]),
+            (Some("shop/api.py"), Some(12), Some("DeprecationWarning"), Some("tests/test_api.py::test_b"))
+        );
+        assert_eq!(counts(&r), Some((2, 0, 0, Some(0), Some(0), Some(0), 2)));
+    }
+
+    #[test]
+    fn xdist_unittest_and_stop_after_first() {
+        let log = "\
+created: 2/2 workers
+2 workers [3 items]
+
+.F
+=================================== FAILURES ===================================
+_____________________________ TestParser.test_empty ____________________________
+[gw1] linux -- Python 3.12.1 /work/shop/.venv/bin/python
+
+self = <tests.test_parser.TestParser testMethod=test_empty>
+
+    def test_empty(self):
+>       self.assertEqual(parse(\"\"), [])
+E       AssertionError: None != []
+
+tests/test_parser.py:7: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_parser.py::TestParser::test_empty - AssertionError: None != []
+!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
+========================= 1 failed, 1 passed in 0.40s ==========================
+";
+        let r = parse_log(parser(), log.as_bytes(), 1);
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            place(e[0]),
+            (
+                Some("tests/test_parser.py"),
+                Some(7),
+                Some("AssertionError"),
+                Some("tests/test_parser.py::TestParser::test_empty")
+            )
+        );
+        assert_eq!(counts(&r).map(|c| c.6), Some(2));
+    }
+
+    #[test]
+    fn doctests_and_subtests_get_their_node_ids() {
+        let log = "\
+=================================== FAILURES ===================================
+____________________________ [doctest] util.shout ______________________________
+014 
+015     >>> shout(\"a\")
+Expected:
+    'A!'
+Got:
+    'A'
+
+/work/shop/util.py:15: DocTestFailure
+__________________________ TestSplit.test_parts (n=2) __________________________
+
+self = <test_split.TestSplit testMethod=test_parts>
+
+>               self.assertEqual(len(split(n)), n)
+E               AssertionError: 1 != 2
+
+tests/test_split.py:9: AssertionError
+=========================== short test summary info ============================
+FAILED util.py::util.shout
+SUBFAILED(n=2) tests/test_split.py::TestSplit::test_parts - AssertionError: 1 != 2
+========================= 2 failed, 1 passed in 0.02s ==========================
+";
+        let r = parse_log(parser(), log.as_bytes(), 1);
+        let e = errors(&r);
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert_eq!(place(e[0]), (Some("util.py"), Some(15), Some("DocTestFailure"), Some("util.py::util.shout")));
+        assert_eq!(e[0].message, "expected 'A!', got 'A'");
+        assert_eq!(place(e[1]).3, Some("tests/test_split.py::TestSplit::test_parts"));
+        assert_eq!(e[1].notes[0], "subtest (n=2)");
+    }
+
+    #[test]
+    fn tb_no_uses_the_junit_report() {
+        let log = "\
+=========================== short test summary info ============================
+FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
+============================== 1 failed in 0.01s ===============================
+";
+        let xml = "<testsuites><testsuite errors=\"0\" failures=\"1\" skipped=\"0\" tests=\"1\">\
+            <testcase classname=\"tests.test_units.TestMeters\" name=\"test_cm[1.5]\"><failure message=\"assert 150 == 151\">\
+            &gt;       assert to_cm(1.5) == 151\nE       assert 150 == 151\n\ntests/test_units.py:9: AssertionError\
+            </failure></testcase></testsuite></testsuites>";
+        let path = std::env::temp_dir().join(format!("bv-pytest-junit-{}.xml", std::process::id()));
+        std::fs::write(&path, xml).expect("write junit");
+        let end =
+            RunEnd { exit_code: Some(1), artifacts: vec![path.to_string_lossy().into_owned()], ..RunEnd::default() };
+        let r = parse_streams(parser(), log.as_bytes(), b"", &end);
+        let _ = std::fs::remove_file(&path);
+        let e = errors(&r);
+        assert_eq!(e.len(), 1, "{e:#?}");
+        assert_eq!(
+            place(e[0]),
+            (
+                Some("tests/test_units.py"),
+                Some(9),
+                Some("AssertionError"),
+                Some("tests/test_units.py::TestMeters::test_cm[1.5]")
+            )
+        );
+    }
+
+    #[test]
+    fn tb_no_without_report_uses_the_summary_line() {
+        let log = "FAILED tests/t.py::test_a - ValueError: bad\n1 failed in 0.01s\n";
+        let with_banner =
+            format!("=========================== short test summary info ============================\n{log}");
+        let r = parse_log(parser(), with_banner.as_bytes(), 1);
+        assert_eq!(place(errors(&r)[0]), (Some("tests/t.py"), None, Some("ValueError"), Some("tests/t.py::test_a")));
+    }
+
+    #[test]
+    fn startup_errors() {
+        let r = parse_log(parser(), b"/usr/bin/python3: No module named pytest\n", 1);
+        let e = errors(&r);
+        assert_eq!((e[0].message.as_str(), e[0].notes.len()), ("No module named pytest", 1));
+        assert!(e[0].notes[0].contains("/usr/bin/python3 -m pip install pytest"));
+        let usage = "ERROR: usage: python -m pytest [options] [file_or_dir] [file_or_dir] [...]\n\
+                     python -m pytest: error: unrecognized arguments: --bogus\n  inifile: None\n  rootdir: /work/shop\n";
+        let r = parse_log(parser(), usage.as_bytes(), 4);
+        assert_eq!(
+            errors(&r).iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+            ["unrecognized arguments: --bogus"]
+        );
+        let r = parse_log(parser(), b"ERROR: file or directory not found: tests/nope.py\n\n", 4);
+        assert_eq!(errors(&r)[0].message, "file or directory not found: tests/nope.py");
+        let internal = "INTERNALERROR> Traceback (most recent call last):\nINTERNALERROR>   File \"/v/x.py\", line 3, in f\nINTERNALERROR> ValueError: broken hook\n";
+        let r = parse_log(parser(), internal.as_bytes(), 3);
+        let e = errors(&r);
+        assert_eq!((e.len(), e[0].message.as_str()), (1, "ValueError: broken hook"));
+        assert_eq!(e[0].log_range.map(|l| (l.start, l.end)), Some((1, 3)));
+    }
+
+    #[test]
+    fn log_from_elsewhere_is_made_relative_to_its_rootdir() {
+        let log = "rootdir: /home/ci/build\n=============================== warnings summary ===============================\n\
+                   tests/t.py::test_a\n  /home/ci/build/lib/m.py:3: UserWarning: careful\n    warn('careful')\n\n\
+                   ============================== 1 passed, 1 warning in 0.01s ===============================\n";
+        let r = parse_log(parser(), log.as_bytes(), 0);
+        assert_eq!(r.diagnostics[0].file.as_deref(), Some("lib/m.py"));
+        assert!(is_foreign("/home/ci/build", CWD));
+        assert!(!is_foreign("/work", CWD));
+        assert!(!is_foreign("/work/shop/", CWD));
+    }
+
+    #[test]
+    fn odd_input_never_panics() {
+        let mut log = b"=== FAILURES ===\n___ test_x ___\nE   \xff\xfe broken\n".to_vec();
+        log.extend(std::iter::repeat_n(b'=', 1 << 20));
+        log.extend(b"\n_ _ _\ntests/t.py:\nt.py:1:\n:3: X\nSKIPPED [\nFAILED \nXFAIL\n[gw] [\n1 passed in\n");
+        log.extend(
+            b"=== short test summary info ===\nFAILED\nSKIPPED [1] x\n=== ERRORS ===\n___ ERROR at setup of  ___\n",
+        );
+        let r = parse_log(parser(), &log, 1);
+        assert_eq!(r.summary, None);
+        assert_eq!(errors(&r).len(), 2);
+    }
+
+    #[test]
+    fn progress_counts_while_running() {
+        let mut p = parser();
+        let lines = [
+            "collected 6 items",
+            "",
+            "tests/t.py ..F.                 [ 66%]",
+            "tests/u.py .s                   [100%]",
+        ];
+        for (i, l) in lines.iter().enumerate() {
+            p.feed(Line { stream: Stream::Stdout, number: i as u64 + 1, bytes: l.as_bytes() });
+        }
+        assert_eq!(p.progress().tests, 6);
+    }
+}

@@ -1,0 +1,242 @@
+//! pytest's one-line reports: the final counts line, `-v` progress lines and the entries of the
+//! `short test summary info` section.
+
+use super::text::split_id_message;
+use buildvise_plugin_api::TestSummary;
+
+/// The counts of the final line (`== 1 failed, 3 passed, 2 warnings in 0.12s ==`, or without the
+/// `=` under `-q`), or None when `text` is not one. Deselected tests and warnings are not tests,
+/// and counts a plugin adds (`1 rerun`) are left out of the total as well.
+pub fn final_counts(text: &str) -> Option<TestSummary> {
+    let text = text.trim_matches('=').trim();
+    let (counts, duration) = text.rsplit_once(" in ")?;
+    let seconds = duration.split(' ').next()?.strip_suffix('s')?;
+    seconds.parse::<f64>().ok()?;
+    let mut summary = TestSummary { errors: Some(0), xfailed: Some(0), xpassed: Some(0), ..TestSummary::default() };
+    if counts != "no tests ran" {
+        for item in counts.split(", ") {
+            let (n, word) = item.split_once(' ')?;
+            let n: u64 = n.parse().ok()?;
+            if !word.chars().all(|c| c.is_ascii_lowercase() || c == ' ' || c == '-') {
+                return None;
+            }
+            match word {
+                "passed" => summary.passed += n,
+                "failed" => summary.failed += n,
+                "skipped" => summary.skipped += n,
+                "error" | "errors" => summary.errors = Some(n),
+                "xfailed" => summary.xfailed = Some(n),
+                "xpassed" => summary.xpassed = Some(n),
+                _ => {}
+            }
+        }
+    }
+    summary.total = summary.passed
+        + summary.failed
+        + summary.skipped
+        + summary.errors.unwrap_or(0)
+        + summary.xfailed.unwrap_or(0)
+        + summary.xpassed.unwrap_or(0);
+    Some(summary)
+}
+
+/// A failed or errored test as one-line reports name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Failed,
+    Error,
+}
+
+/// A `-v` progress line that reports a failure or error: `tests/t.py::test_a FAILED   [ 50%]`,
+/// or with xdist `[gw1] [ 50%] ERROR tests/t.py::test_a`. Passing lines give None.
+pub fn progress_outcome(text: &str) -> Option<(&str, Outcome)> {
+    if let Some(rest) = text.strip_prefix("[gw") {
+        let (_, rest) = rest.split_once("] [")?;
+        let (percent, rest) = rest.split_once("] ")?;
+        percent.trim().strip_suffix('%')?;
+        let (word, id) = rest.split_once(' ')?;
+        let id = id.trim_end();
+        return Some((id, outcome_word(word)?)).filter(|(id, _)| id.contains("::"));
+    }
+    let body = text.trim_end().strip_suffix("%]")?;
+    let (body, percent) = body.rsplit_once('[')?;
+    percent.trim().parse::<u32>().ok()?;
+    let body = body.trim_end();
+    for (word, outcome) in [(" FAILED", Outcome::Failed), (" ERROR", Outcome::Error)] {
+        if let Some(id) = body.strip_suffix(word) {
+            return Some((id, outcome)).filter(|(id, _)| id.contains("::"));
+        }
+    }
+    None
+}
+
+/// How many tests a progress line reports finished: one per status letter
+/// (`tests/t.py .F.sx  [ 40%]`, `-q`'s `..F.  [ 50%]`), or one for a `-v` line.
+pub fn finished_tests(text: &str) -> u64 {
+    if text.starts_with("[gw") {
+        return progress_is_xdist_result(text) as u64;
+    }
+    let Some((body, _)) = text.trim_end().strip_suffix("%]").and_then(|b| b.rsplit_once('[')) else { return 0 };
+    let body = body.trim_end();
+    if body.contains("::") {
+        return 1;
+    }
+    let marks = body.rsplit(' ').next().unwrap_or("");
+    if marks.bytes().all(|b| b".FEsxX".contains(&b)) { marks.len() as u64 } else { 0 }
+}
+
+/// `[gw1] [ 50%] PASSED tests/t.py::test_a`, as opposed to the line announcing the test.
+fn progress_is_xdist_result(text: &str) -> bool {
+    text.split_once("] [").is_some_and(|(_, rest)| rest.contains("%] "))
+}
+
+fn outcome_word(word: &str) -> Option<Outcome> {
+    match word {
+        "FAILED" => Some(Outcome::Failed),
+        "ERROR" => Some(Outcome::Error),
+        _ => None,
+    }
+}
+
+/// One entry of the short test summary.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Entry<'a> {
+    Outcome {
+        outcome: Outcome,
+        id: &'a str,
+        message: Option<&'a str>,
+    },
+    /// `SKIPPED [2] tests/t.py:16: reason`.
+    Skipped {
+        file: &'a str,
+        line: Option<u32>,
+        reason: &'a str,
+    },
+    /// `XFAIL id - reason` / `XPASS id - reason`.
+    Expected {
+        word: &'a str,
+        id: &'a str,
+        reason: Option<&'a str>,
+    },
+}
+
+pub fn short_entry(text: &str) -> Option<Entry<'_>> {
+    let (word, rest) = text.split_once(' ')?;
+    match word {
+        "FAILED" | "ERROR" => {
+            let outcome = outcome_word(word)?;
+            let (id, message) = split_id_message(rest);
+            Some(Entry::Outcome { outcome, id, message })
+        }
+        "SKIPPED" => {
+            let rest = rest.strip_prefix('[')?.split_once("] ")?.1;
+            let (place, reason) = rest.split_once(": ")?;
+            match place.rsplit_once(':') {
+                Some((file, line)) if line.parse::<u32>().is_ok() => {
+                    Some(Entry::Skipped { file, line: line.parse().ok(), reason })
+                }
+                _ => Some(Entry::Skipped { file: place, line: None, reason }),
+            }
+        }
+        w if w.starts_with("SUBFAILED") => {
+            // `SUBFAILED(i=1) id - msg` or `SUBFAILED[msg] (i=1) id - msg`: the test failed. The
+            // id is the first word holding `::`.
+            let start = text
+                .match_indices(' ')
+                .map(|(at, _)| at + 1)
+                .find(|&at| text[at..].split(' ').next().is_some_and(|word| word.contains("::")))?;
+            let (id, message) = split_id_message(&text[start..]);
+            Some(Entry::Outcome { outcome: Outcome::Failed, id, message })
+        }
+        "XFAIL" | "XPASS" => {
+            let (id, reason) = split_id_message(rest);
+            Some(Entry::Expected { word, id, reason })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// passed, failed, skipped, errors, xfailed, xpassed, total.
+    type Counts = (u64, u64, u64, Option<u64>, Option<u64>, Option<u64>, u64);
+
+    fn counts(s: &TestSummary) -> Counts {
+        (s.passed, s.failed, s.skipped, s.errors, s.xfailed, s.xpassed, s.total)
+    }
+
+    #[test]
+    fn final_lines() {
+        let s = final_counts("=============== 2 failed, 3 passed, 1 skipped, 1 error in 0.13s ================");
+        assert_eq!(s.as_ref().map(counts), Some((3, 2, 1, Some(1), Some(0), Some(0), 7)));
+        let s = final_counts("3 passed, 4 skipped, 1 xfailed, 1 xpassed, 2 warnings in 0.09s");
+        assert_eq!(s.as_ref().map(counts), Some((3, 0, 4, Some(0), Some(1), Some(1), 9)));
+        let s = final_counts("== 2 errors, 1 deselected in 61.20s (0:01:01) ==");
+        assert_eq!(s.as_ref().map(counts), Some((0, 0, 0, Some(2), Some(0), Some(0), 2)));
+        assert_eq!(final_counts("==== no tests ran in 0.01s ====").map(|s| s.total), Some(0));
+    }
+
+    #[test]
+    fn not_final_lines() {
+        assert_eq!(final_counts("=== short test summary info ==="), None);
+        assert_eq!(final_counts("2 failed in the end"), None);
+        assert_eq!(final_counts("we passed in 2s"), None);
+        assert_eq!(final_counts("1 Failed in 2s"), None);
+    }
+
+    #[test]
+    fn progress_lines() {
+        assert_eq!(
+            progress_outcome("tests/t.py::test_p[a b] FAILED                     [ 50%]"),
+            Some(("tests/t.py::test_p[a b]", Outcome::Failed))
+        );
+        assert_eq!(
+            progress_outcome("[gw1] [ 21%] ERROR tests/t.py::test_s "),
+            Some(("tests/t.py::test_s", Outcome::Error))
+        );
+        assert_eq!(progress_outcome("tests/t.py::test_ok PASSED      [100%]"), None);
+        assert_eq!(progress_outcome("tests/t.py .F.   [100%]"), None);
+        assert_eq!(progress_outcome("[gw0] [ 7%] PASSED tests/t.py::test_ok"), None);
+    }
+
+    #[test]
+    fn finished_test_counts() {
+        assert_eq!(finished_tests("tests/t.py .F.sxX                       [ 60%]"), 6);
+        assert_eq!(finished_tests("..F.                                    [100%]"), 4);
+        assert_eq!(finished_tests("tests/t.py::test_a PASSED               [ 10%]"), 1);
+        assert_eq!(finished_tests("[gw0] [ 10%] PASSED tests/t.py::test_a "), 1);
+        assert_eq!(finished_tests("printed [by a test]"), 0);
+    }
+
+    #[test]
+    fn short_summary_entries() {
+        assert_eq!(
+            short_entry("FAILED tests/t.py::test_p[-0.5-0--1.0] - assert 0.0 =..."),
+            Some(Entry::Outcome {
+                outcome: Outcome::Failed,
+                id: "tests/t.py::test_p[-0.5-0--1.0]",
+                message: Some("assert 0.0 =...")
+            })
+        );
+        assert_eq!(
+            short_entry("ERROR tests/t.py"),
+            Some(Entry::Outcome { outcome: Outcome::Error, id: "tests/t.py", message: None })
+        );
+        assert_eq!(
+            short_entry("SKIPPED [1] tests/t.py:16: needs: a GPU"),
+            Some(Entry::Skipped { file: "tests/t.py", line: Some(16), reason: "needs: a GPU" })
+        );
+        assert_eq!(
+            short_entry("XPASS tests/t.py::test_r - flaky"),
+            Some(Entry::Expected { word: "XPASS", id: "tests/t.py::test_r", reason: Some("flaky") })
+        );
+        assert_eq!(
+            short_entry("SUBFAILED[check] (i=1) tests/t.py::test_s - assert 1 == 0"),
+            Some(Entry::Outcome { outcome: Outcome::Failed, id: "tests/t.py::test_s", message: Some("assert 1 == 0") })
+        );
+        assert_eq!(short_entry("SUBFAILED(i=1)"), None);
+        assert_eq!(short_entry("second line of a -vv message"), None);
+    }
+}

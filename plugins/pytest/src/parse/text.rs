@@ -1,0 +1,159 @@
+//! Small line-shape helpers shared by the readers of pytest's output.
+
+/// Longest text kept from one line, in bytes. pytest's own lines are far shorter; a huge line of
+/// captured output must not be copied whole into a diagnostic.
+const MAX_KEPT: usize = 400;
+
+/// `text` cut to at most [`MAX_KEPT`] bytes, at a character boundary.
+pub fn clip(text: &str) -> String {
+    if text.len() <= MAX_KEPT {
+        return text.to_string();
+    }
+    let mut end = MAX_KEPT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// The title of a separator line drawn with `sep` (`==== FAILURES ====`, `____ test_x ____`,
+/// `---- Captured stdout call ----`), or None when the line is not one. A separator without a
+/// title, or the `_ _ _` line between traceback entries, has no title and gives None.
+pub fn sep_title(line: &str, sep: char) -> Option<&str> {
+    let inner = line.strip_prefix(sep)?.trim_start_matches(sep);
+    let inner = inner.strip_suffix(sep)?.trim_end_matches(sep);
+    let title = inner.strip_prefix(' ')?.strip_suffix(' ')?.trim();
+    (title.chars().any(|c| c != sep && c != ' ')).then_some(title)
+}
+
+/// True for a Python class name as pytest prints it (`KeyError`, `Failed`, `pkg.CustomError`):
+/// identifier characters and dots, the last part starting with a capital letter.
+pub fn is_exception_name(name: &str) -> bool {
+    is_dotted_identifier(name)
+        && name.rsplit('.').next().is_some_and(|last| last.starts_with(|c: char| c.is_uppercase()))
+}
+
+/// `a.b_c.D` — what can stand where pytest prints a type name.
+pub fn is_dotted_identifier(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|part| {
+            part.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+        })
+}
+
+/// The exception class at the start of `Type: message` or a bare `Type`, when it looks like one.
+pub fn leading_exception(text: &str) -> Option<&str> {
+    let name = match text.split_once(':') {
+        Some((name, rest)) if rest.is_empty() || rest.starts_with(' ') => name,
+        Some(_) => return None,
+        None => text,
+    };
+    is_exception_name(name).then_some(name)
+}
+
+/// A location line: `path:line`, `path:line: rest`. The path holds no whitespace (pytest prints
+/// paths relative to the cwd, or absolute) unless it is a `<frozen ...>` pseudo-path; a Windows
+/// drive letter is part of the path.
+pub fn split_location_line(line: &str) -> Option<(&str, u32, &str)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let bytes = line.as_bytes();
+    let mut from = 0;
+    while let Some(offset) = line[from..].find(':') {
+        let colon = from + offset;
+        let digits = bytes[colon + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let end = colon + 1 + digits;
+        if digits > 0 && (end == bytes.len() || bytes[end] == b':') {
+            let path = &line[..colon];
+            let plain = !path.contains(char::is_whitespace) || path.starts_with('<');
+            let number = line[colon + 1..end].parse::<u32>().ok()?;
+            if !path.is_empty() && plain {
+                let rest = if end == bytes.len() { "" } else { &line[end + 1..] };
+                return Some((path, number, rest));
+            }
+            return None;
+        }
+        from = colon + 1;
+    }
+    None
+}
+
+/// `File "path", line N` (Python's own traceback frame, also inside pytest's `E` lines).
+pub fn python_frame(text: &str) -> Option<(&str, u32)> {
+    let rest = text.trim_start().strip_prefix("File \"")?;
+    let (path, rest) = rest.split_once("\", line ")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let line = rest[..digits].parse().ok()?;
+    Some((path, line))
+}
+
+/// Splits `node_id - message` as the short summary prints it. Node ids hold no spaces except
+/// inside a parametrize id, which can itself contain ` - `: when the id has brackets the split
+/// happens after the closing one.
+pub fn split_id_message(text: &str) -> (&str, Option<&str>) {
+    let dash = match (text.find(" - "), text.find('[')) {
+        (None, _) => None,
+        (Some(dash), None) => Some(dash),
+        (Some(dash), Some(open)) if dash < open => Some(dash),
+        (Some(_), Some(open)) => text[open..].find("] - ").map(|close| open + close + 1),
+    };
+    match dash {
+        Some(d) => (&text[..d], Some(&text[d + 3..])),
+        None => (text, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn separators() {
+        assert_eq!(sep_title("==== FAILURES ====", '='), Some("FAILURES"));
+        assert_eq!(sep_title("___ test_x[a b] ___", '_'), Some("test_x[a b]"));
+        assert_eq!(sep_title("_ TestA.test_long_name _", '_'), Some("TestA.test_long_name"));
+        assert_eq!(sep_title("_ _ _ _ _ _ _ _", '_'), None);
+        assert_eq!(sep_title("========", '='), None);
+        assert_eq!(sep_title("== x", '='), None);
+        assert_eq!(sep_title("- generated xml file: /a/junit.xml -", '-'), Some("generated xml file: /a/junit.xml"));
+    }
+
+    #[test]
+    fn locations() {
+        assert_eq!(split_location_line("tests/t.py:19: AssertionError"), Some(("tests/t.py", 19, " AssertionError")));
+        assert_eq!(split_location_line("tests/t.py:33: "), Some(("tests/t.py", 33, " ")));
+        assert_eq!(split_location_line("/abs/t.py:25"), Some(("/abs/t.py", 25, "")));
+        assert_eq!(split_location_line(r"C:\p\t.py:4: in f"), Some((r"C:\p\t.py", 4, " in f")));
+        assert_eq!(
+            split_location_line("<frozen importlib._bootstrap>:1204: in _gcd"),
+            Some(("<frozen importlib._bootstrap>", 1204, " in _gcd"))
+        );
+        assert_eq!(split_location_line("x = 'a:1: B'"), None);
+        assert_eq!(split_location_line("    tests/t.py:1: E"), None);
+        assert_eq!(split_location_line("t.py:99999999999: E"), None);
+    }
+
+    #[test]
+    fn exception_names() {
+        assert_eq!(leading_exception("KeyError: 'x'"), Some("KeyError"));
+        assert_eq!(leading_exception("requests.HTTPError"), Some("requests.HTTPError"));
+        assert_eq!(leading_exception("assert 1 == 2"), None);
+        assert_eq!(leading_exception("Differing items:"), None);
+        assert_eq!(leading_exception("http://x: y"), None);
+    }
+
+    #[test]
+    fn ids_and_messages() {
+        assert_eq!(split_id_message("t.py::a - KeyError: 'b'"), ("t.py::a", Some("KeyError: 'b'")));
+        assert_eq!(
+            split_id_message("t.py::p[a b - c] - assert 'a b - c' == 1"),
+            ("t.py::p[a b - c]", Some("assert 'a b - c' == 1"))
+        );
+        assert_eq!(split_id_message("t.py::p[-0.5-0--1.0]"), ("t.py::p[-0.5-0--1.0]", None));
+        assert_eq!(split_id_message("t.py::p[x - y]"), ("t.py::p[x - y]", None));
+        assert_eq!(split_id_message("t.py"), ("t.py", None));
+        assert_eq!(clip(&"é".repeat(300)).len(), 400 + "…".len());
+    }
+}

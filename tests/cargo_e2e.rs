@@ -1,0 +1,245 @@
+//! End to end with a real toolchain: the `buildvise` binary runs real cargo, through the cargo
+//! plugin, on copies of the fixture crates in `tests/fixtures/cargo/` (`broken`: two type errors
+//! and an unused import; `tests`: one passing, two failing and one ignored test), and what it
+//! answers is checked field by field against what rustc and libtest printed.
+
+mod common;
+
+use common::{Sandbox, cargo_plugin, run_id};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn sandbox() -> Sandbox {
+    Sandbox::new(&[cargo_plugin()])
+}
+
+fn cwd_arg(dir: &Path) -> String {
+    dir.to_str().expect("UTF-8 path").to_string()
+}
+
+/// The fields of a diagnostic that say what and where, for comparing sets of diagnostics.
+fn located(d: &Value) -> (String, String, String, u64, u64, String) {
+    let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
+    let n = |k: &str| d[k].as_u64().unwrap_or(0);
+    (s("severity"), s("code"), s("file"), n("line"), n("column"), s("message"))
+}
+
+fn diagnostics(answer: &Value) -> Vec<Value> {
+    answer["diagnostics"].as_array().cloned().unwrap_or_default()
+}
+
+/// Sorts JSON values by their text, so that lists can be compared as multisets.
+fn sorted(mut values: Vec<Value>) -> Vec<Value> {
+    values.sort_by_key(|v| v.to_string());
+    values
+}
+
+fn broken_expected() -> BTreeSet<(String, String, String, u64, u64, String)> {
+    let d = |sev: &str, code: &str, line, column, message: &str| {
+        (sev.to_string(), code.to_string(), "src/lib.rs".to_string(), line, column, message.to_string())
+    };
+    BTreeSet::from([
+        d("error", "E0308", 5, 22, "mismatched types"),
+        d("error", "E0308", 10, 5, "mismatched types"),
+        d("warning", "unused_imports", 1, 5, "unused import: `std::collections::HashMap`"),
+    ])
+}
+
+#[test]
+fn build_errors_are_exact_and_their_log_range_pages_to_them() {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("broken");
+    let exec = sb.run(["exec", "cargo.build", "--cwd", &cwd_arg(&dir), "--json"]);
+    exec.expect_code(101);
+    let answer = exec.json();
+    let id = run_id(&answer);
+    assert_eq!(answer["status"], "failed", "{exec}");
+    assert_eq!(answer["exitCode"], 101, "{exec}");
+    assert_eq!(answer["success"], false, "{exec}");
+    assert_eq!((answer["errors"].as_u64(), answer["warnings"].as_u64()), (Some(2), Some(1)), "{exec}");
+
+    let found: BTreeSet<_> = diagnostics(&answer).iter().map(located).collect();
+    assert_eq!(found, broken_expected(), "{exec}");
+
+    // The first error's log range pages exactly to its header and location in the stored log.
+    let first = diagnostics(&answer).into_iter().find(|d| d["severity"] == "error").expect("an error");
+    let (start, end) = (first["logRange"]["start"].as_u64().unwrap(), first["logRange"]["end"].as_u64().unwrap());
+    assert!(start <= end, "{first}");
+    let count = end - start + 1;
+    let page = sb.run(["log", &id, "--start", &start.to_string(), "--count", &count.to_string()]);
+    page.expect_code(0);
+    let text = page.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with(&format!("lines {start}-{end} of ")), "{page}");
+    assert_eq!(lines[1], format!("{start}|error[E0308]: mismatched types"), "{page}");
+    let location = format!("| --> {}:{}:{}", first["file"].as_str().unwrap(), first["line"], first["column"]);
+    assert_eq!(lines.iter().filter(|l| l.ends_with(&location)).count(), 1, "no `{location}` in:{page}");
+
+    // The hint names that very call.
+    assert_eq!(answer["hint"], format!("first error in full: buildvise log {id} --start {start} --count {count}"));
+
+    // The store re-renders the same answer from another process.
+    let again = sb.run(["log", &id, "--detail", "standard", "--json"]);
+    again.expect_code(0);
+    assert_eq!(again.json(), answer, "re-rendered answer differs:{again}");
+}
+
+#[test]
+fn test_run_summary_and_panic_locations() {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("tests");
+    let exec = sb.run(["exec", "cargo.test", "--cwd", &cwd_arg(&dir), "--json"]);
+    exec.expect_code(101);
+    let answer = exec.json();
+    assert_eq!(answer["status"], "failed", "{exec}");
+    assert_eq!(answer["summary"], json!({"passed": 1, "failed": 2, "skipped": 1, "total": 4}), "{exec}");
+
+    let failed: BTreeSet<&str> =
+        answer["failedTests"].as_array().expect("failedTests").iter().filter_map(Value::as_str).collect();
+    assert_eq!(failed, BTreeSet::from(["tests::doubles_wrongly", "tests::halves_negative"]), "{exec}");
+    assert_eq!(answer["failedTests"].as_array().unwrap().len(), 2, "each failed test once:{exec}");
+
+    // Each failure points at where it panicked: inside `halve` for one, the assert for the other.
+    let tests: BTreeSet<(String, String, u64, u64, String)> = diagnostics(&answer)
+        .iter()
+        .map(|d| {
+            assert_eq!(d["severity"], "error", "{d}");
+            let (_, _, file, line, column, message) = located(d);
+            (d["test"].as_str().unwrap_or("").to_string(), file, line, column, message)
+        })
+        .collect();
+    let expected = BTreeSet::from([
+        (
+            "tests::halves_negative".to_string(),
+            "src/lib.rs".to_string(),
+            7,
+            9,
+            "cannot halve a negative number: -4".to_string(),
+        ),
+        (
+            "tests::doubles_wrongly".to_string(),
+            "src/lib.rs".to_string(),
+            23,
+            9,
+            "assertion `left == right` failed".to_string(),
+        ),
+    ]);
+    assert_eq!(tests, expected, "{exec}");
+
+    // The text answer says the same in one line each.
+    let text_run = sb.run(["log", &run_id(&answer), "--detail", "standard"]);
+    let text = text_run.text();
+    assert!(
+        text.starts_with("FAIL exit 101 · 2 errors · tests 1 passed, 2 failed, 1 skipped of 4 · run "),
+        "{text_run}"
+    );
+    for line in [
+        "src/lib.rs:7:9 tests::halves_negative: cannot halve a negative number: -4",
+        "src/lib.rs:23:9 tests::doubles_wrongly: assertion `left == right` failed",
+    ] {
+        assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "`{line}` once in:{text_run}");
+    }
+}
+
+#[test]
+fn detail_levels_say_more_step_by_step() {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("broken");
+    let cwd = cwd_arg(&dir);
+    let exec = |detail: &str| {
+        let run = sb.run(["exec", "cargo.build", "--cwd", &cwd, "--detail", detail]);
+        run.expect_code(101);
+        run
+    };
+
+    let summary_run = exec("summary");
+    let summary = summary_run.text();
+    assert_eq!(summary.lines().count(), 1, "one file, so only the header:{summary_run}");
+    assert!(summary.starts_with("FAIL exit 101 · 2 errors, 1 warning · run "), "{summary_run}");
+    assert!(!summary.contains("mismatched"), "summary names no messages:{summary_run}");
+    let summary_json = sb.run(["exec", "cargo.build", "--cwd", &cwd, "--detail", "summary", "--json"]).json();
+    assert!(summary_json.get("diagnostics").is_none(), "{summary_json:#}");
+    assert_eq!(summary_json["files"], json!({"src/lib.rs": [2, 1]}), "{summary_json:#}");
+
+    let standard_run = exec("standard");
+    let standard = standard_run.text();
+    for line in ["src/lib.rs:5:22 E0308 mismatched types", "src/lib.rs:10:5 E0308 mismatched types"] {
+        assert_eq!(standard.lines().filter(|l| *l == line).count(), 1, "`{line}` once in:{standard_run}");
+    }
+    assert_eq!(standard.lines().filter(|l| l.contains(" E0308 ")).count(), 2, "{standard_run}");
+    assert!(standard.contains("src/lib.rs:1:5 unused_imports unused import"), "{standard_run}");
+    assert!(!standard.contains("expected `usize`, found `u32`"), "standard carries no notes:{standard_run}");
+    assert!(summary.len() * 2 <= standard.len(), "summary is not half of standard:{summary_run}{standard_run}");
+
+    let full_run = exec("full");
+    let full = full_run.text();
+    let header = full.lines().next().unwrap_or_default();
+    let id = header.rsplit("run ").next().expect("run id in the header");
+    let stored = sb.run(["log", id, "--detail", "full", "--json"]).json();
+    let all = diagnostics(&stored);
+    assert_eq!(all.len(), 3, "{stored:#}");
+    let mut notes = 0;
+    for d in &all {
+        let (sev, code, file, line, column, _) = located(d);
+        let range = format!("[log {}-{}]", d["logRange"]["start"], d["logRange"]["end"]);
+        let prefix = if sev == "warning" { "warning " } else { "" };
+        let at = format!("{prefix}{file}:{line}:{column} {code} ");
+        assert_eq!(
+            full.lines().filter(|l| l.starts_with(&at) && l.ends_with(&range)).count(),
+            1,
+            "no `{at}… {range}` line in:{full_run}"
+        );
+        for note in d["notes"].as_array().into_iter().flatten() {
+            assert!(full.contains(&format!("\n  {}\n", note.as_str().unwrap())), "note {note} missing:{full_run}");
+            notes += 1;
+        }
+    }
+    assert!(notes > 0, "rustc printed notes (expected `usize`, found `u32`):{stored:#}");
+    assert!(full.contains("expected `usize`, found `u32`"), "{full_run}");
+    assert!(full.lines().any(|l| l.starts_with("last 20 of ") || l.starts_with("output (")), "no tail:{full_run}");
+}
+
+/// `parse` of the stored log gives what `exec` gave: the parser does not depend on the live run.
+fn parse_matches_exec(fixture: &str, tool: &str) {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture(fixture);
+    let cwd = cwd_arg(&dir);
+    let exec = sb.run(["exec", tool, "--cwd", &cwd, "--detail", "full", "--json"]);
+    exec.expect_code(101);
+    let answer = exec.json();
+    let id = run_id(&answer);
+
+    let runs = sb.run(["runs", "--json"]).json();
+    let lines = runs[0]["lines"].as_u64().expect("line count");
+    assert_eq!(runs[0]["id"], id.as_str());
+    let raw = sb.run(["log", &id, "--raw", "--count", &lines.to_string()]);
+    raw.expect_code(0);
+    assert_eq!(raw.stdout.iter().filter(|b| **b == b'\n').count() as u64, lines, "{raw}");
+    let saved = sb.work().join("saved.log");
+    std::fs::write(&saved, &raw.stdout).expect("save log");
+
+    let parse =
+        sb.run(["parse", tool, "--log", saved.to_str().unwrap(), "--exit-code", "101", "--cwd", &cwd, "--json"]);
+    parse.expect_code(0);
+    let parsed = parse.json();
+    let mut from_parse = parsed["errors"].as_array().cloned().unwrap_or_default();
+    from_parse.extend(parsed["warnings"].as_array().cloned().unwrap_or_default());
+    let from_exec = diagnostics(&answer);
+    assert!(!from_exec.is_empty(), "{exec}");
+    assert_eq!(sorted(from_parse), sorted(from_exec), "parse differs from exec:{exec}{parse}");
+    assert_eq!(parsed["summary"], answer.get("summary").cloned().unwrap_or(Value::Null), "{parse}");
+    let failed = |v: &Value| sorted(v["failedTests"].as_array().cloned().unwrap_or_default());
+    assert_eq!(failed(&parsed), failed(&answer), "{parse}");
+    assert_eq!(parsed["success"], false, "{parse}");
+}
+
+#[test]
+fn parse_of_saved_build_log_equals_exec() {
+    parse_matches_exec("broken", "cargo.build");
+}
+
+#[test]
+fn parse_of_saved_test_log_equals_exec() {
+    parse_matches_exec("tests", "cargo.test");
+}

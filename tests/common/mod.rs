@@ -1,0 +1,235 @@
+//! Shared helpers for the end-to-end tests: the real `buildvise` binary run as a separate process
+//! in a sandbox of its own (state dir, config dir, data dir, scratch dir), and the plugin
+//! libraries it needs, built once per test process.
+//!
+//! Plugins are built into `target/test-plugins` rather than the target dir of the running
+//! `cargo test`: cargo holds that one locked while the tests run.
+
+// Each test binary uses a different subset of these helpers.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("host/ has a parent").to_path_buf()
+}
+
+fn plugin_target_dir() -> PathBuf {
+    root().join("target/test-plugins")
+}
+
+/// Runs `cargo build` for plugin libraries into `target/test-plugins`; panics with cargo's
+/// output when the build fails.
+fn cargo_build(args: &[&str]) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let target = plugin_target_dir();
+    let out = Command::new(cargo)
+        .current_dir(root())
+        .args(["build", "--quiet"])
+        .args(args)
+        .arg("--target-dir")
+        .arg(&target)
+        // The outer `cargo test` may have set these for itself; this build has its own.
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "building plugins ({}) failed:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("debug")
+}
+
+/// The directory holding the test-only plugins of `tests/plugins/` (`panicky`, and the broken
+/// libraries `badabi`, `noentry`, `shorttable`).
+pub fn test_plugins() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let manifest = root().join("tests/plugins/Cargo.toml");
+        let manifest = manifest.to_str().expect("UTF-8 path");
+        let dir = cargo_build(&["--manifest-path", manifest]);
+        // Only the libraries of this workspace: the cargo plugin may sit in the same directory.
+        let only = dir.join("only");
+        std::fs::create_dir_all(&only).expect("create plugin dir");
+        for name in ["panicky", "badabi", "noentry", "shorttable"] {
+            install(&dir, &only, &dylib(&format!("buildvise_plugin_{name}")));
+        }
+        only
+    })
+}
+
+/// The directory holding the workspace's cargo plugin, built from `plugins/cargo`.
+pub fn cargo_plugin() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = cargo_build(&["-p", "buildvise-plugin-cargo"]);
+        let only = dir.join("cargo-only");
+        std::fs::create_dir_all(&only).expect("create plugin dir");
+        install(&dir, &only, &dylib("buildvise_plugin_cargo"));
+        only
+    })
+}
+
+/// Copies library `file` from `from` to `to`, replacing any older copy by rename: a process of
+/// an earlier test run may still have the old one mapped.
+fn install(from: &Path, to: &Path, file: &str) {
+    let tmp = to.join(format!(".{file}.{}", std::process::id()));
+    std::fs::copy(from.join(file), &tmp).unwrap_or_else(|e| panic!("copy {file}: {e}"));
+    std::fs::rename(&tmp, to.join(file)).unwrap_or_else(|e| panic!("install {file}: {e}"));
+}
+
+fn dylib(stem: &str) -> String {
+    format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// A private world for the binary: its own store, config, data dir and scratch dir, removed when
+/// dropped.
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+    plugin_dirs: Vec<PathBuf>,
+}
+
+impl Sandbox {
+    pub fn new(plugin_dirs: &[&Path]) -> Self {
+        let dir = tempfile::Builder::new().prefix("buildvise-e2e-").tempdir().expect("temp dir");
+        for sub in ["state", "config", "data", "work"] {
+            std::fs::create_dir(dir.path().join(sub)).expect("create sandbox dir");
+        }
+        Sandbox { dir, plugin_dirs: plugin_dirs.iter().map(|d| d.to_path_buf()).collect() }
+    }
+
+    /// `$BUILDVISE_HOME`.
+    pub fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// `$XDG_CONFIG_HOME`: `buildvise/config.toml` in here is the user config.
+    pub fn config(&self) -> PathBuf {
+        self.dir.path().join("config")
+    }
+
+    /// A scratch directory, the binary's cwd unless a test says otherwise (canonical, as the
+    /// host records cwds).
+    pub fn work(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path().join("work")).expect("canonical work dir")
+    }
+
+    /// A fresh copy of `tests/fixtures/cargo/NAME` (without any `target/`) under the work dir.
+    pub fn cargo_fixture(&self, name: &str) -> PathBuf {
+        let dest = self.work().join(name);
+        copy_tree(&root().join("tests/fixtures/cargo").join(name), &dest);
+        dest
+    }
+
+    /// The binary with `args`, cwd the work dir, plugins from this sandbox's dirs only.
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_buildvise"));
+        for dir in &self.plugin_dirs {
+            cmd.arg("--plugin-dir").arg(dir);
+        }
+        cmd.args(args)
+            .current_dir(self.work())
+            .env("BUILDVISE_HOME", self.state())
+            .env("XDG_CONFIG_HOME", self.config())
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .env_remove("BUILDVISE_PLUGIN_PATH")
+            .env_remove("BUILDVISE_DISABLE")
+            // Cargo runs under the binary build into the sandbox, never into the repository.
+            .env("CARGO_TARGET_DIR", self.dir.path().join("cargo-target"))
+            .env_remove("CARGO_BUILD_TARGET_DIR")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs the binary to its end.
+    pub fn run<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = self.command(args);
+        let shown = format!("{cmd:?}");
+        let out = cmd.output().expect("buildvise runs");
+        Run::new(shown, out)
+    }
+}
+
+/// What one run of the binary did.
+pub struct Run {
+    pub command: String,
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+impl Run {
+    fn new(command: String, out: Output) -> Self {
+        Run {
+            command,
+            code: out.status.code(),
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8(self.stdout.clone()).unwrap_or_else(|_| panic!("stdout not UTF-8: {self}"))
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self}"))
+    }
+
+    /// Panics, showing everything, unless the exit code is `code`.
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(self.code, Some(code), "unexpected exit code: {self}");
+        self
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stdout = String::from_utf8_lossy(&self.stdout);
+        let stdout: String = stdout.chars().take(8000).collect();
+        write!(
+            f,
+            "\n$ {}\nexit: {:?}\n--- stdout ---\n{stdout}\n--- stderr ---\n{}",
+            self.command, self.code, self.stderr
+        )
+    }
+}
+
+/// The run id an `exec --json` answer carries.
+pub fn run_id(answer: &Value) -> String {
+    answer["runId"].as_str().unwrap_or_else(|| panic!("no runId in {answer:#}")).to_string()
+}
+
+/// Copies a directory tree, leaving out `target/` (a fixture may have been built in place).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let entry = entry.expect("dir entry");
+        let path = entry.path();
+        if entry.file_name() == "target" {
+            continue;
+        }
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy file");
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Test fixture: a library named like a buildvise plugin that exports no `buildvise_plugin_v1`.
+//! The host must skip it and say why in `list`.
+
+#[unsafe(no_mangle)]
+pub extern "C" fn not_a_buildvise_entry() -> u32 {
+    7
+}

@@ -1,0 +1,404 @@
+//! The host against hostile plugins, processes and input: the real `buildvise` binary with the
+//! test-only plugins of `tests/plugins/` (`panicky`, whose tools run a shell script the test
+//! sends and whose parsers may panic, and three libraries that are not valid plugins).
+
+mod common;
+
+use common::{Run, Sandbox, test_plugins};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn sandbox() -> Sandbox {
+    Sandbox::new(&[test_plugins()])
+}
+
+/// The run id at the end of a text answer's first line (`… · run k3x9a2bq`).
+fn header_id(run: &Run) -> String {
+    let text = run.text();
+    let header = text.lines().next().unwrap_or_default();
+    match header.rsplit_once(" run ") {
+        Some((_, id)) => id.trim().to_string(),
+        None => panic!("no run id in the header:{run}"),
+    }
+}
+
+/// `exec panicky.sh -- SCRIPT` with extra exec options before the `--`.
+fn sh(sb: &Sandbox, options: &[&str], script: &str) -> Run {
+    let mut args = vec!["exec", "panicky.sh"];
+    args.extend_from_slice(options);
+    args.extend(["--", script]);
+    sb.run(args)
+}
+
+fn runs(sb: &Sandbox) -> Vec<Value> {
+    let run = sb.run(["runs", "--json", "--limit", "100"]);
+    run.expect_code(0);
+    run.json().as_array().cloned().unwrap_or_else(|| panic!("runs --json is not a list:{run}"))
+}
+
+fn ids(runs: &[Value]) -> Vec<String> {
+    runs.iter().map(|r| r["id"].as_str().expect("id").to_string()).collect()
+}
+
+/// Waits, up to a generous bound, for `ready`; the bound only keeps a broken host from hanging
+/// the suite, it is not what the test asserts.
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while !ready() {
+        assert!(Instant::now() < until, "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A parser that panics turns into a "parser failed" answer; the run itself is unharmed: the
+/// tool's exit code, the stored log, and the next command all work.
+fn parser_panic(tool: &str, said: &str) {
+    let sb = sandbox();
+    let exec = sb.run(["exec", tool, "--", "echo first; echo second; exit 3"]);
+    exec.expect_code(3);
+    let text = exec.text();
+    assert!(text.starts_with("FAIL exit 3 · run "), "{exec}");
+    assert!(text.contains("parser failed"), "{exec}");
+    assert!(text.contains(said), "the panic's message is not in the answer:{exec}");
+    // Nothing was recognised, so the answer falls back to the output itself.
+    assert!(text.contains("\nfirst\nsecond\n"), "{exec}");
+
+    let id = header_id(&exec);
+    let stored = sb.run(["log", &id, "--detail", "standard", "--json"]);
+    stored.expect_code(0);
+    let answer = stored.json();
+    assert_eq!(answer["exitCode"], 3, "{stored}");
+    assert!(answer["parserError"].as_str().is_some_and(|e| e.contains(said)), "{stored}");
+
+    let page = sb.run(["log", &id, "--start", "2", "--count", "1"]);
+    page.expect_code(0);
+    assert_eq!(page.text(), "lines 2-2 of 2\n2|second\n", "{page}");
+
+    // The host lives on: the next command is served normally.
+    let next = sh(&sb, &[], "echo 'error: real trouble'");
+    next.expect_code(0);
+    assert!(next.text().starts_with("ok · 1 error · run "), "{next}");
+    assert!(next.text().lines().any(|l| l == "real trouble"), "{next}");
+}
+
+#[test]
+fn parser_panic_in_feed_is_an_error_answer_not_a_crash() {
+    parser_panic("panicky.feed", "feed broke on line 1");
+}
+
+#[test]
+fn parser_panic_in_finish_is_an_error_answer_not_a_crash() {
+    parser_panic("panicky.finish", "finish broke after 2 lines");
+}
+
+#[test]
+fn broken_libraries_are_skipped_and_listed_with_the_reason() {
+    let sb = sandbox();
+    let list = sb.run(["list"]);
+    list.expect_code(0);
+    let text = list.text();
+    let reason = |lib: &str| {
+        let prefix = format!("not loaded: libbuildvise_plugin_{lib}.so: ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("{lib} is not reported:{list}"))
+            .to_string()
+    };
+    assert!(reason("badabi").starts_with("ABI version 99, this buildvise speaks 1"), "{list}");
+    assert!(reason("noentry").contains("no `buildvise_plugin_v1` symbol"), "{list}");
+    assert!(reason("shorttable").starts_with("function table of 8 bytes"), "{list}");
+    for tool in ["panicky.sh", "panicky.feed", "panicky.finish", "panicky.missing"] {
+        assert!(text.lines().any(|l| l.starts_with(&format!("{tool} "))), "{tool} not listed:{list}");
+    }
+
+    // The JSON form names the same libraries with the same reasons.
+    let json = sb.run(["list", "--json"]);
+    json.expect_code(0);
+    let view = json.json();
+    let failed: BTreeMap<String, String> = view["failedPlugins"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no failedPlugins:{json}"))
+        .iter()
+        .map(|f| {
+            let path = Path::new(f["path"].as_str().expect("path"));
+            let name = path.file_name().expect("file name").to_string_lossy().into_owned();
+            (name, f["reason"].as_str().expect("reason").to_string())
+        })
+        .collect();
+    let expected: BTreeMap<String, String> = ["badabi", "noentry", "shorttable"]
+        .into_iter()
+        .map(|lib| (format!("libbuildvise_plugin_{lib}.so"), reason(lib)))
+        .collect();
+    assert_eq!(failed, expected, "{json}");
+    let tools: BTreeSet<&str> =
+        view["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(tools.is_superset(&BTreeSet::from(["panicky.sh", "panicky.feed", "panicky.finish", "panicky.missing"])));
+}
+
+/// True while `pid` is a live process (a zombie is dead: it only waits to be reaped).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses and may itself hold spaces.
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn timeout_kills_the_child_and_its_grandchild() {
+    let sb = sandbox();
+    let pids = sb.work().join("pids");
+    // The grandchild ignores TERM (and `exec`s so its pid is the sleep's): only the group KILL
+    // after the grace period ends it. Its parent waits on it, so neither ends by itself.
+    let script = format!(
+        "sh -c 'trap \"\" TERM; echo $$ >> {p}; exec sleep 300' & echo $$ >> {p}; echo started; wait",
+        p = pids.display()
+    );
+    let exec = sh(&sb, &["--timeout", "1"], &script);
+    exec.expect_code(124);
+    assert!(exec.text().starts_with("TIMEOUT · run "), "{exec}");
+    let id = header_id(&exec);
+    let stored = sb.run(["log", &id, "--detail", "standard", "--json"]).json();
+    assert_eq!(stored["status"], "timedOut", "{stored:#}");
+    assert_eq!(stored["success"], false, "{stored:#}");
+    assert_eq!(sb.run(["log", &id]).text(), "lines 1-1 of 1\n1|started\n");
+
+    let pids: Vec<u32> = std::fs::read_to_string(&pids)
+        .expect("the script wrote its pids")
+        .lines()
+        .map(|l| l.trim().parse().expect("a pid"))
+        .collect();
+    assert_eq!(pids.len(), 2, "child and grandchild: {pids:?}");
+    // A KILL is delivered asynchronously; give it a moment before calling a survivor a survivor.
+    let until = Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|&p| alive(p)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for pid in pids {
+        assert!(!alive(pid), "process {pid} survived the timeout");
+    }
+}
+
+const TEN_MB: usize = 10 * 1024 * 1024;
+
+/// A 10 MB line and a line of invalid UTF-8 (with a NUL) between two ordinary ones.
+fn huge_script(exit: u8) -> String {
+    format!(
+        "echo before; head -c {TEN_MB} /dev/zero | tr '\\0' a; printf '\\n\\377\\376\\000x\\n'; echo after; exit {exit}"
+    )
+}
+
+#[test]
+fn huge_line_and_invalid_utf8_are_stored_byte_for_byte_and_paged() {
+    let sb = sandbox();
+    let exec = sh(&sb, &[], &huge_script(0));
+    exec.expect_code(0);
+    let id = header_id(&exec);
+
+    let raw = |start: &str, count: &str| {
+        let run = sb.run(["log", &id, "--raw", "--start", start, "--count", count]);
+        run.expect_code(0);
+        run.stdout
+    };
+    let mut long = vec![b'a'; TEN_MB];
+    long.push(b'\n');
+    assert!(raw("2", "1") == long, "line 2 is not 10 MB of `a`");
+    assert_eq!(raw("3", "1"), b"\xff\xfe\x00x\n");
+    assert_eq!(raw("-1", "1"), b"after\n");
+    let mut all = b"before\n".to_vec();
+    all.extend_from_slice(&long);
+    all.extend_from_slice(b"\xff\xfe\x00x\nafter\n");
+    assert!(raw("1", "10") == all, "the whole log differs from what was printed");
+
+    let page = sb.run(["log", &id]);
+    page.expect_code(0);
+    let text = page.text();
+    assert!(text.starts_with("lines 1-4 of 4\n1|before\n2|aaaa"), "{page}");
+    assert!(text.contains(&format!("(+{} more characters)", TEN_MB - 2000)), "no word that line 2 goes on:{page}");
+    assert!(text.ends_with("\n4|after\n"), "{page}");
+    assert!(text.len() < 16 * 1024, "a page of text carried {} bytes", text.len());
+}
+
+/// What `--json` answers carry is bounded like their text: a 10 MB line must not ride along in
+/// full (an MCP client gets this JSON as `structuredContent`).
+#[test]
+fn json_answers_stay_bounded_with_a_huge_line() {
+    let sb = sandbox();
+    // A failure with nothing recognised: the standard answer carries the output's tail.
+    let exec = sb.run(["exec", "panicky.sh", "--json", "--", &huge_script(1)]);
+    exec.expect_code(1);
+    let answer = exec.json();
+    assert_eq!(answer["tail"].as_array().map(Vec::len), Some(4), "{exec}");
+    let id = common::run_id(&answer);
+    let page = sb.run(["log", &id, "--json"]);
+    page.expect_code(0);
+    assert_eq!(page.json()["totalLines"], 4);
+    assert!(exec.stdout.len() < 256 * 1024, "exec --json carried {} bytes", exec.stdout.len());
+    assert!(page.stdout.len() < 256 * 1024, "log --json carried {} bytes", page.stdout.len());
+}
+
+#[test]
+fn a_run_is_readable_from_another_process_after_the_first_exits() {
+    let sb = sandbox();
+    let exec = sh(&sb, &["--json"], "echo alpha; echo beta >&2; echo gamma");
+    exec.expect_code(0);
+    let id = common::run_id(&exec.json());
+
+    // `exec` has exited; everything below is read by new processes.
+    let listed = runs(&sb);
+    assert_eq!(ids(&listed), vec![id.clone()]);
+    assert_eq!(listed[0]["status"], "exited", "{listed:?}");
+    assert_eq!(listed[0]["exitCode"], 0);
+    assert_eq!(listed[0]["lines"], 3);
+
+    let page = sb.run(["log", &id, "--json"]);
+    page.expect_code(0);
+    let view = page.json();
+    assert_eq!(view["totalLines"], 3, "{page}");
+    let lines: BTreeSet<(String, String)> = view["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| (l["stream"].as_str().unwrap_or("").to_string(), l["text"].as_str().unwrap_or("").to_string()))
+        .collect();
+    let expected = [("stdout", "alpha"), ("stderr", "beta"), ("stdout", "gamma")];
+    assert_eq!(lines, expected.iter().map(|(s, t)| (s.to_string(), t.to_string())).collect(), "{page}");
+
+    let stderr = sb.run(["log", &id, "--stream", "stderr", "--json"]).json();
+    assert_eq!(stderr["totalLines"], 1, "{stderr:#}");
+    assert_eq!(stderr["lines"][0]["text"], "beta", "{stderr:#}");
+    let grep = sb.run(["log", &id, "--grep", "^(alpha|gamma)$"]).text();
+    assert!(grep.starts_with("2 matching /^(alpha|gamma)$/ of 3 lines\n"), "{grep}");
+}
+
+/// Creates its file when dropped: the signal a waiting script polls for.
+struct Release(std::path::PathBuf);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, b"");
+    }
+}
+
+#[test]
+fn retention_prunes_by_count_but_never_a_running_run() {
+    let sb = sandbox();
+    // The user config keeps two runs; a project that keeps none overrides it.
+    std::fs::create_dir_all(sb.config().join("buildvise")).unwrap();
+    std::fs::write(sb.config().join("buildvise/config.toml"), "[retention]\nmax_runs = 2\n").unwrap();
+    let keep_two = sb.work().join("keep-two");
+    let keep_none = sb.work().join("keep-none");
+    std::fs::create_dir_all(&keep_two).unwrap();
+    std::fs::create_dir_all(&keep_none).unwrap();
+    std::fs::write(keep_none.join("buildvise.toml"), "[retention]\nmax_runs = 0\n").unwrap();
+
+    let mut made = Vec::new();
+    for n in 0..4 {
+        let exec = sh(&sb, &["--cwd", keep_two.to_str().unwrap(), "--json"], &format!("echo run {n}"));
+        exec.expect_code(0);
+        made.push(common::run_id(&exec.json()));
+    }
+    let newest_two: Vec<String> = made.iter().rev().take(2).cloned().collect();
+    assert_eq!(ids(&runs(&sb)), newest_two);
+
+    // A run that goes on until the test says so (or the test fails: then the guard says so).
+    let go = sb.work().join("go");
+    let release = Release(go.clone());
+    let script = format!("echo started; while [ ! -e {} ]; do sleep 0.05; done; echo done", go.display());
+    let slow = sb
+        .command([
+            "exec",
+            "panicky.sh",
+            "--cwd",
+            keep_two.to_str().unwrap(),
+            "--timeout",
+            "120",
+            "--json",
+            "--",
+            &script,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the slow exec");
+    let mut running = None;
+    wait_for("the slow run to start", || {
+        running =
+            runs(&sb).into_iter().find(|r| r["status"] == "running").map(|r| r["id"].as_str().unwrap().to_string());
+        running.is_some()
+    });
+    let running = running.unwrap();
+
+    let pruner = sh(&sb, &["--cwd", keep_none.to_str().unwrap(), "--json"], "echo pruner");
+    pruner.expect_code(0);
+    let pruner = common::run_id(&pruner.json());
+    let left = runs(&sb);
+    let left_ids: BTreeSet<String> = ids(&left).into_iter().collect();
+    assert_eq!(left_ids, BTreeSet::from([pruner, running.clone()]), "{left:#?}");
+    assert!(left.iter().any(|r| r["id"] == running.as_str() && r["status"] == "running"), "{left:#?}");
+
+    drop(release);
+    let out = slow.wait_with_output().expect("the slow exec ends");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON answer");
+    assert_eq!(answer["runId"], running.as_str());
+    assert_eq!(sb.run(["log", &running]).text(), "lines 1-2 of 2\n1|started\n2|done\n");
+}
+
+#[test]
+fn run_ids_are_refused_before_any_path_is_built() {
+    let sb = sandbox();
+    let exec = sh(&sb, &["--json"], "echo secret");
+    exec.expect_code(0);
+    let id = common::run_id(&exec.json());
+    // A complete run where `runs/../x` would lead: only validation stands between it and `log`.
+    common::copy_tree(&sb.state().join("runs").join(&id), &sb.state().join("x"));
+
+    for bad in ["../x", "../../x", "/etc/passwd", "ABCDEFGH", "abcdefg", "abcdefgh/"] {
+        for extra in [&[][..], &["--raw"][..], &["--detail", "full"][..]] {
+            let mut args = vec!["log", bad];
+            args.extend_from_slice(extra);
+            let run = sb.run(&args);
+            run.expect_code(2);
+            assert!(!run.text().contains("secret"), "{run}");
+            assert!(run.stderr.contains(&format!("{bad:?} is not valid")), "{run}");
+            assert!(run.stderr.contains("8 characters"), "the message says what to send:{run}");
+        }
+    }
+
+    let unknown = sb.run(["log", "abcdefgh"]);
+    unknown.expect_code(2);
+    assert!(unknown.stderr.contains("no run \"abcdefgh\""), "{unknown}");
+    assert!(unknown.stderr.contains("buildvise runs"), "the message says where to look:{unknown}");
+}
+
+#[test]
+fn a_missing_program_is_named() {
+    let sb = sandbox();
+    let exec = sb.run(["exec", "panicky.missing"]);
+    exec.expect_code(2);
+    assert!(exec.stderr.contains("`buildvise-test-no-such-program` was not found"), "{exec}");
+    assert!(!exec.stderr.contains("panicked"), "{exec}");
+    // And the host still serves.
+    sh(&sb, &[], "true").expect_code(0);
+}
+
+#[test]
+fn an_unknown_tool_gets_a_suggestion_and_nothing_runs() {
+    let sb = sandbox();
+    let exec = sb.run(["exec", "panicky.fed", "--", "touch ran"]);
+    exec.expect_code(2);
+    assert!(exec.stderr.contains("unknown tool \"panicky.fed\""), "{exec}");
+    assert!(exec.stderr.contains("did you mean"), "{exec}");
+    assert!(exec.stderr.contains("panicky.feed"), "{exec}");
+    assert!(!sb.work().join("ran").exists());
+    assert!(runs(&sb).is_empty());
+
+    let saved = sb.work().join("saved.log");
+    std::fs::write(&saved, "x\n").unwrap();
+    let parse = sb.run(["parse", "panicky.shh", "--log", saved.to_str().unwrap()]);
+    parse.expect_code(2);
+    assert!(parse.stderr.contains("did you mean") && parse.stderr.contains("panicky.sh"), "{parse}");
+}
