@@ -233,3 +233,30 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The directory holding the workspace plugin `plugins/NAME` (crate `buildvise-plugin-NAME`)
+/// alone, built once per test process; `plugin("cargo")` is the same library as
+/// [`cargo_plugin`].
+pub fn plugin(name: &str) -> &'static Path {
+    static DIRS: OnceLock<std::sync::Mutex<std::collections::HashMap<String, &'static Path>>> = OnceLock::new();
+    // Held across the build: two tests asking for one plugin wait for a single build.
+    let mut dirs = DIRS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(dir) = dirs.get(name) {
+        return dir;
+    }
+    let dir = cargo_build(&["-p", &format!("buildvise-plugin-{name}")]);
+    let only = dir.join(format!("{name}-only"));
+    std::fs::create_dir_all(&only).expect("create plugin dir");
+    install(&dir, &only, &dylib(&format!("buildvise_plugin_{name}")));
+    let only: &'static Path = Box::leak(only.into_boxed_path());
+    dirs.insert(name.to_string(), only);
+    only
+}
+
+/// Runs a command made by [`Sandbox::command`] and then adjusted (its environment, say) to its
+/// end.
+pub fn run_command(cmd: &mut Command) -> Run {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().expect("buildvise runs");
+    Run::new(shown, out)
+}

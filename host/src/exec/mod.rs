@@ -217,7 +217,7 @@ pub fn parse_saved(
             }
             number += 1;
             let body = line.strip_suffix(b"\n").unwrap_or(&line);
-            parser.feed(stream, number, &strip_ansi(body));
+            parser.feed(stream, number, &strip_ansi(&body[..body.len().min(sink::PARSE_LIMIT)]));
         }
     };
     match log {

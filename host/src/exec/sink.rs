@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// Longest prefix of a line a parser sees. Headlines are short; a multi-megabyte line is data
 /// (a minified bundle, a JSON report) and is stored whole but parsed only this far.
-const PARSE_LIMIT: usize = 4 << 20;
+pub(crate) const PARSE_LIMIT: usize = 4 << 20;
 const FLUSH_EVERY: Duration = Duration::from_millis(200);
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 const ACTIVITY_CHARS: usize = 100;

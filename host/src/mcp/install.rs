@@ -24,6 +24,7 @@ pub enum Scope {
 }
 
 /// What `install` did.
+#[derive(Debug)]
 pub struct Installed {
     pub path: PathBuf,
     pub changed: bool,

@@ -199,9 +199,7 @@ impl ServerHandler for BuildServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut result = ListToolsResult::default();
-        result.tools = vec![schema::tool()];
-        Ok(result)
+        Ok(ListToolsResult { tools: vec![schema::tool()], ..Default::default() })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -53,8 +53,9 @@ pub struct ExecView<'a> {
     /// Per file: [errors, warnings] (summary detail).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<&'a str, [usize; 2]>,
+    /// As the detail level shows them: notes only in `full`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub diagnostics: Vec<&'a Diagnostic>,
+    pub diagnostics: Vec<Diagnostic>,
     /// Diagnostics not listed, when the answer was capped.
     #[serde(skip_serializing_if = "is_zero")]
     pub omitted: usize,
@@ -154,8 +155,9 @@ pub fn render_exec(store: Option<&Store>, f: &Finished, detail: Detail, max_line
             );
             for line in &tail {
                 let clean = String::from_utf8_lossy(&buildvise_plugin_api::strip_ansi(&line.bytes)).into_owned();
-                let _ = writeln!(text, "{}", clip(&clean, TAIL_LINE_CHARS));
-                view.tail.push(TailLine { n: line.number, text: clean });
+                let shown = clip(&clean, TAIL_LINE_CHARS).into_owned();
+                let _ = writeln!(text, "{shown}");
+                view.tail.push(TailLine { n: line.number, text: shown });
             }
             if (shown as u64) < total && detail == Detail::Standard {
                 let hint = format!("earlier: {}", log_call(surface, id, Some(-(i64::from(max_lines) * 2)), None, None));
@@ -183,6 +185,8 @@ fn header(f: &Finished, errors: usize, warnings: usize) -> String {
             (false, None) => "FAIL".to_string(),
         },
     });
+    // Failed tests are counted by the test summary; the error count is for everything else.
+    let errors = if r.summary.is_some() { r.errors().filter(|d| d.test.is_none()).count() } else { errors };
     let mut counts = Vec::new();
     if errors > 0 {
         counts.push(plural(errors, "error", "errors"));
@@ -237,10 +241,21 @@ fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
         line.push(' ');
     }
     if let Some(test) = &d.test {
-        line.push_str(test);
+        // A pytest-style id repeats the file the location already names.
+        let short = d.file.as_deref().and_then(|f| test.strip_prefix(f)).filter(|rest| rest.starts_with("::"));
+        line.push_str(short.unwrap_or(test));
         line.push_str(": ");
     }
-    line.push_str(&clip(d.message.trim(), message_chars));
+    // `AssertionError: assert x` under code AssertionError says the code twice.
+    let message = d.message.trim();
+    let message = d
+        .code
+        .as_deref()
+        .and_then(|c| message.strip_prefix(c))
+        .and_then(|m| m.strip_prefix(':'))
+        .map(str::trim_start)
+        .unwrap_or(message);
+    line.push_str(&clip(message, message_chars));
     line
 }
 
@@ -283,7 +298,7 @@ fn standard_body<'a>(
             text.push_str("warnings:\n");
         }
         let listed = list_within(text, warnings, &mut budget, warning_cap);
-        view.diagnostics.extend(&warnings[..listed]);
+        view.diagnostics.extend(warnings[..listed].iter().map(|d| without_notes(d)));
         count_rest(text, "warnings", &warnings[listed..]);
         view.omitted += warnings.len() - listed;
     } else {
@@ -292,7 +307,7 @@ fn standard_body<'a>(
             count_rest(text, "warnings", warnings);
         }
     }
-    view.diagnostics.splice(0..0, errors[..listed_errors].iter().copied());
+    view.diagnostics.splice(0..0, errors[..listed_errors].iter().map(|d| without_notes(d)));
     if listed_errors < errors.len() {
         count_rest(text, "errors", &errors[listed_errors..]);
         view.omitted += errors.len() - listed_errors;
@@ -303,12 +318,23 @@ fn standard_body<'a>(
     } else {
         errors.first().and_then(|d| d.log_range).map(|range| {
             let count = (range.end - range.start + 1).min(200);
-            format!("first error in full: {}", log_call(surface, run_id, Some(range.start as i64), Some(count), None))
+            first_error_call(surface, run_id, range.start, count)
         })
     };
     if let Some(h) = hint {
         let _ = writeln!(text, "{h}");
         view.hint = Some(h);
+    }
+}
+
+/// Where the first error stands in the log. For MCP the run id is in the header already, so the
+/// hint names only the two numbers the `log` call needs.
+fn first_error_call(surface: Surface, run_id: &str, start: u64, count: u64) -> String {
+    match surface {
+        Surface::Mcp => format!("first error in full: log startLine {start} lineCount {count}"),
+        Surface::Cli => {
+            format!("first error in full: {}", log_call(surface, run_id, Some(start as i64), Some(count), None))
+        }
     }
 }
 
@@ -382,7 +408,11 @@ fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
             let _ = writeln!(text, "  {note}");
         }
     }
-    view.diagnostics = r.diagnostics.iter().collect();
+    view.diagnostics = r.diagnostics.clone();
+}
+
+fn without_notes(d: &Diagnostic) -> Diagnostic {
+    Diagnostic { notes: Vec::new(), ..d.clone() }
 }
 
 /// Failed tests that no diagnostic names.

@@ -42,11 +42,19 @@ struct LogView {
 }
 
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct ViewLine {
     n: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<&'static str>,
+    /// Clipped like the text answer: JSON is bounded too.
     text: String,
+    #[serde(skip_serializing_if = "is_zero")]
+    more_chars: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Renders a page, or the grep matches from `start` on.
@@ -125,13 +133,14 @@ pub fn render_log(
     for line in picked {
         let clean = String::from_utf8_lossy(&strip_ansi(&line.bytes)).into_owned();
         let shown = clip(&clean, LINE_CHARS);
+        let more_chars = clean.chars().count().saturating_sub(LINE_CHARS);
         let _ = writeln!(text, "{}|{shown}", line.number);
-        if shown.len() < clean.len() {
-            let _ = writeln!(text, "  (+{} more characters)", clean.chars().count() - LINE_CHARS);
+        if more_chars > 0 {
+            let _ = writeln!(text, "  (+{more_chars} more characters)");
         }
         let stream =
             (q.stream == StreamFilter::Both).then_some(if line.stream == Stream::Stderr { "stderr" } else { "stdout" });
-        view.lines.push(ViewLine { n: line.number, stream, text: clean });
+        view.lines.push(ViewLine { n: line.number, stream, text: shown.into_owned(), more_chars });
     }
     if let Some(n) = next {
         let grep = q.grep.as_ref().map(|r| r.as_str());

@@ -37,7 +37,7 @@ pub(super) fn prune(runs: &Path, policy: &Retention) -> Result<Vec<String>, Stor
         let Ok(meta) = read_json::<RunMeta>(&dir.join(META_FILE)) else { continue };
         candidates.push(Candidate { id: id.to_string(), started_ms: meta.started_ms, bytes: dir_size(&dir) });
     }
-    candidates.sort_by(|a, b| b.started_ms.cmp(&a.started_ms));
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.started_ms));
 
     let oldest_kept = super::now_ms().saturating_sub(policy.max_age.as_millis() as u64);
     let (mut kept, mut kept_bytes, mut removed) = (0usize, 0u64, Vec::new());

@@ -63,8 +63,9 @@ struct Venv {
 
 impl Venv {
     /// True only when the environment's site-packages were found and hold no pytest. A venv that
-    /// sees the system's packages, or an unusual layout, gets the benefit of the doubt: the run's
-    /// own `No module named pytest` then says it.
+    /// sees the system's packages, one whose `.pth` files add directories (editable installs,
+    /// shared package dirs), or an unusual layout gets the benefit of the doubt: the run's own
+    /// `No module named pytest` then says it.
     fn lacks_pytest(&self) -> bool {
         let cfg = std::fs::read_to_string(self.root.join("pyvenv.cfg")).unwrap_or_default();
         let shares_system = cfg.lines().any(|l| {
@@ -76,10 +77,27 @@ impl Venv {
         }
         let dirs = site_packages(&self.root);
         !dirs.is_empty()
-            && !dirs
-                .iter()
-                .any(|d| d.join("pytest").is_dir() || d.join("_pytest").is_dir() || d.join("pytest.py").is_file())
+            && !dirs.iter().any(|d| {
+                d.join("pytest").is_dir()
+                    || d.join("_pytest").is_dir()
+                    || d.join("pytest.py").is_file()
+                    || adds_paths(d)
+            })
     }
+}
+
+/// `.pth` files that never put packages on the path: setuptools' distutils shim and virtualenv's
+/// own patch, present in most environments.
+const INERT_PTH: [&str; 2] = ["distutils-precedence.pth", "_virtualenv.pth"];
+
+/// True when `site_packages` holds a `.pth` file that may add a directory to `sys.path`.
+fn adds_paths(site_packages: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(site_packages) else { return false };
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        name.ends_with(".pth") && !INERT_PTH.contains(&name.as_ref())
+    })
 }
 
 fn find_venv(cwd: &Path, active: Option<&str>) -> Option<Venv> {
@@ -209,6 +227,19 @@ mod tests {
         make_venv(&dir.join("venv"), false);
         let err = plan(&request(&dir, &[]), None).expect_err("refused");
         assert!(err.contains("venv/bin/python -m pip install pytest"), "{err}");
+    }
+
+    #[test]
+    fn a_pth_file_may_bring_pytest() {
+        let dir = temp_project("pth");
+        let venv = dir.join(".venv");
+        make_venv(&venv, false);
+        let site = venv.join("lib/python3.11/site-packages");
+        std::fs::write(site.join("distutils-precedence.pth"), "import os\n").expect("pth");
+        assert!(plan(&request(&dir, &[]), None).is_err(), "an inert .pth brings nothing");
+        std::fs::write(site.join("__editable__.pytest-9.2.0.pth"), "/src/pytest/src\n").expect("pth");
+        let p = plan(&request(&dir, &[]), None).expect("plan");
+        assert_eq!(p.program, venv.join("bin/python").to_string_lossy());
     }
 
     #[test]

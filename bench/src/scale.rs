@@ -1,0 +1,284 @@
+//! buildvise at scale: 1 GiB of output through `exec` (throughput, peak RSS), page latency on the
+//! resulting ~10-million-line log, and 10 `exec` processes at once sharing one store.
+//!
+//! The runs use the test plugin `tests/plugins/panicky`, whose `panicky.sh` tool runs a shell
+//! script, because no first-party tool can be told to print a given amount of output.
+
+use crate::report::{Figure, Report, num};
+use crate::{Setup, median, run_ok};
+use anyhow::{Context, bail};
+use buildvise::render::{LogQuery, Surface, render_log};
+use buildvise::store::{RunStatus, Store, StreamFilter};
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SECTION: &str = "scale";
+/// Goals (issue 4).
+const MIN_INGEST_MB_S: f64 = 500.0;
+const MAX_PEAK_RSS_MIB: f64 = 64.0;
+const MAX_PAGE_MS: f64 = 2.0;
+
+const GIB: u64 = 1 << 30;
+/// 106 characters, so that with its newline a line is 107 bytes and 1 GiB is about 10 million lines.
+const LINE: &str = "ingest 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 the quick brown fox jumps";
+const PAGE_LINES: u64 = 20;
+/// Page latency samples per position.
+const PAGE_SAMPLES: usize = 50;
+const CONCURRENT: usize = 10;
+const CONCURRENT_LINES: u64 = 100_000;
+
+/// The first argument that makes this executable the measuring parent of one command.
+pub const RUSAGE_MODE: &str = "__measure-child";
+/// How the measuring parent reports, on the last line of its stdout.
+const RUSAGE_TAG: &str = "bench-measure";
+
+pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
+    let plugins = build_test_plugin(setup)?;
+    let store = ingest(setup, report, &plugins)?;
+    pages(setup, report, &store)?;
+    // The 1 GiB log is no longer needed; free the disk before the next figure.
+    std::fs::remove_dir_all(&store)?;
+    concurrent(setup, report, &plugins)
+}
+
+/// Builds `tests/plugins/panicky` into its own target dir; returns the directory holding the library.
+fn build_test_plugin(setup: &Setup) -> anyhow::Result<PathBuf> {
+    let target = setup.repo.join("target/bench-plugins");
+    run_ok(
+        Command::new("cargo")
+            .args(["build", "--release", "--quiet", "-p", "buildvise-plugin-panicky", "--manifest-path"])
+            .arg(setup.repo.join("tests/plugins/Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target),
+        "building the test plugin tests/plugins/panicky",
+    )?;
+    Ok(target.join("release"))
+}
+
+/// `buildvise exec panicky.sh -- SCRIPT` with the test plugin, isolated, writing to `store`.
+fn exec_script(setup: &Setup, plugins: &Path, store: &Path, script: &str) -> Command {
+    let mut command = setup.buildvise(store);
+    command.arg("--plugin-dir").arg(plugins).args(["exec", "panicky.sh", "--detail", "summary", "--", script]);
+    command
+}
+
+fn ingest(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<PathBuf> {
+    let script = format!("yes '{LINE}' | head -c {GIB}");
+    let producer = producer_alone(&script)?;
+    let runs = if setup.quick { 1 } else { 3 };
+    let mut rates = Vec::with_capacity(runs);
+    let mut peak_kib = 0;
+    let mut store = PathBuf::new();
+    for _ in 0..runs {
+        store = setup.fresh_dir("ingest-store")?;
+        let plain = exec_script(setup, plugins, &store, &script);
+        let mut command = Command::new(std::env::current_exe()?);
+        setup.isolate(&mut command, &store).arg(RUSAGE_MODE).arg(plain.get_program()).args(plain.get_args());
+        let measured = measure(&mut command)?;
+        if measured.code != 0 {
+            bail!("buildvise exec of 1 GiB exited with {}", measured.code);
+        }
+        rates.push(GIB as f64 / measured.wall.as_secs_f64() / 1e6);
+        peak_kib = peak_kib.max(measured.max_rss_kib);
+    }
+    let meta = only_run(&store)?;
+    if meta.bytes < GIB {
+        bail!("the 1 GiB run stored only {} bytes", meta.bytes);
+    }
+    report.figures.push(Figure::info(
+        SECTION,
+        "producer alone (`yes | head -c 1GiB` into a pipe)",
+        num(GIB as f64 / producer.as_secs_f64() / 1e6, "MB/s"),
+    ));
+    report.figures.push(Figure::at_least(
+        SECTION,
+        format!("ingest 1 GiB through `exec` ({} lines; median of {runs})", meta.lines),
+        median(&rates),
+        MIN_INGEST_MB_S,
+        "MB/s",
+        INGEST_REMEDY,
+    ));
+    report.figures.push(Figure::at_most(
+        SECTION,
+        "peak RSS of `buildvise exec` while ingesting",
+        peak_kib as f64 / 1024.0,
+        MAX_PEAK_RSS_MIB,
+        "MiB",
+        "Memory grows with output: something keeps per-line state (the index or parser buffers) \
+         instead of streaming it to disk.",
+    ));
+    Ok(store)
+}
+
+/// Wall time for the script's output to flow through a pipe into a reader that drops it.
+fn producer_alone(script: &str) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let mut child = Command::new("sh").args(["-c", script]).stdout(Stdio::piped()).spawn()?;
+    let Some(mut out) = child.stdout.take() else { bail!("sh has no stdout") };
+    let mut buf = vec![0u8; 1 << 20];
+    while out.read(&mut buf)? > 0 {}
+    child.wait()?;
+    Ok(started.elapsed())
+}
+
+fn only_run(store: &Path) -> anyhow::Result<buildvise::store::RunMeta> {
+    let runs = Store::open(store)?.list()?;
+    match runs.as_slice() {
+        [meta] => Ok(meta.clone()),
+        _ => bail!("expected one run in {}, found {}", store.display(), runs.len()),
+    }
+}
+
+fn pages(setup: &Setup, report: &mut Report, store_dir: &Path) -> anyhow::Result<()> {
+    let store = Store::open(store_dir)?;
+    let meta = only_run(store_dir)?;
+    let total = store.reader(&meta.id)?.count(StreamFilter::Both)?;
+    let positions = [("start", 1), ("middle", total / 2), ("end", total.saturating_sub(PAGE_LINES - 1))];
+    let samples = if setup.quick { PAGE_SAMPLES / 2 } else { PAGE_SAMPLES };
+    for (name, start) in positions {
+        let query = LogQuery {
+            start: start as i64,
+            count: Some(PAGE_LINES),
+            stream: StreamFilter::Both,
+            grep: None,
+            max_lines: PAGE_LINES as u32,
+        };
+        let mut times = Vec::with_capacity(samples);
+        for _ in 0..samples {
+            let started = Instant::now();
+            let mut reader = store.reader(&meta.id)?;
+            let page = render_log(&mut reader, &meta.id, &query, Surface::Mcp)?;
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            if !page.text.contains(&format!("{start}|")) {
+                bail!("the page at line {start} does not show that line: {}", page.text);
+            }
+        }
+        report.figures.push(Figure::at_most(
+            SECTION,
+            format!("log page, {name} of {total} lines, in-process (median of {samples})"),
+            median(&times),
+            MAX_PAGE_MS,
+            "ms",
+            "Opening a run reads its files' sizes and walks back over unflushed index entries; a page \
+             is a few seeks. A miss here means the index is not used (look for a scan in \
+             host/src/store/log.rs).",
+        ));
+    }
+    let mut cli_times = Vec::with_capacity(setup.reps);
+    for _ in 0..setup.reps {
+        let started = Instant::now();
+        run_ok(
+            setup.buildvise(store_dir).args(["log", &meta.id, "--start", &(total / 2).to_string(), "--count", "20"]),
+            "buildvise log",
+        )?;
+        cli_times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    report.figures.push(Figure::info(
+        SECTION,
+        format!("`buildvise log` middle page, process included (median of {})", setup.reps),
+        num(median(&cli_times), "ms"),
+    ));
+    Ok(())
+}
+
+fn concurrent(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<()> {
+    let script = format!("seq 1 {CONCURRENT_LINES}");
+    let alone_store = setup.fresh_dir("alone-store")?;
+    let started = Instant::now();
+    run_ok(exec_script(setup, plugins, &alone_store, &script).stdout(Stdio::null()), "buildvise exec")?;
+    let alone = started.elapsed();
+
+    let store = setup.fresh_dir("concurrent-store")?;
+    let started = Instant::now();
+    let children = (0..CONCURRENT)
+        .map(|_| exec_script(setup, plugins, &store, &script).stdout(Stdio::null()).stderr(Stdio::piped()).spawn())
+        .collect::<Result<Vec<_>, _>>()
+        .context("starting concurrent buildvise exec")?;
+    let mut failures = Vec::new();
+    for child in children {
+        let output = child.wait_with_output()?;
+        if !output.status.success() {
+            failures.push(String::from_utf8_lossy(&output.stderr).trim().to_string());
+        }
+    }
+    let wall = started.elapsed();
+    let runs = Store::open(&store)?.list()?;
+    let complete = runs
+        .iter()
+        .filter(|m| {
+            m.status == RunStatus::Exited
+                && m.lines == CONCURRENT_LINES
+                && Store::open(&store)
+                    .and_then(|s| s.read_result::<serde_json::Value>(&m.id))
+                    .is_ok_and(|r| r.is_some())
+        })
+        .count();
+    let pass = complete == CONCURRENT && failures.is_empty();
+    report.figures.push(Figure::check(
+        SECTION,
+        format!("{CONCURRENT} concurrent `exec` of {CONCURRENT_LINES} lines each"),
+        format!(
+            "{complete}/{CONCURRENT} stored whole; {} total (one alone: {})",
+            num(wall.as_secs_f64() * 1000.0, "ms"),
+            num(alone.as_secs_f64() * 1000.0, "ms")
+        ),
+        "all stored",
+        pass,
+        || {
+            format!(
+                "{} of {CONCURRENT} runs are missing or incomplete ({} processes failed: {}). Concurrent \
+                 writers to one store collide; see host/src/store/mod.rs (run creation and retention).",
+                CONCURRENT - complete,
+                failures.len(),
+                failures.join(" | ")
+            )
+        },
+    ));
+    Ok(())
+}
+
+/// What the measuring parent saw of its one child.
+struct Measured {
+    wall: Duration,
+    max_rss_kib: i64,
+    code: i32,
+}
+
+/// Runs `command` (this executable in [`RUSAGE_MODE`]) and reads its report.
+fn measure(command: &mut Command) -> anyhow::Result<Measured> {
+    let output = command.stderr(Stdio::inherit()).output().context("starting the measuring parent")?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let parsed = text.lines().rev().find_map(|l| l.strip_prefix(RUSAGE_TAG)).and_then(|rest| {
+        let mut fields = rest.split_whitespace().map(str::parse::<i64>);
+        match (fields.next(), fields.next(), fields.next()) {
+            (Some(Ok(ns)), Some(Ok(kib)), Some(Ok(code))) => {
+                Some(Measured { wall: Duration::from_nanos(ns as u64), max_rss_kib: kib, code: code as i32 })
+            }
+            _ => None,
+        }
+    });
+    parsed.with_context(|| format!("the measuring parent printed no report: {text}"))
+}
+
+/// [`RUSAGE_MODE`]: runs `argv` as this process's only child and prints its wall time, peak RSS
+/// and exit code. `RUSAGE_CHILDREN` is exact here because this process has no other children;
+/// the child's own children (the script) are counted too, but they are a few MiB.
+pub fn measure_child(argv: Vec<OsString>) -> anyhow::Result<()> {
+    let Some((program, args)) = argv.split_first() else { bail!("{RUSAGE_MODE} needs a command") };
+    let started = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .with_context(|| format!("starting {}", program.to_string_lossy()))?;
+    let wall = started.elapsed();
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)?;
+    println!("{RUSAGE_TAG} {} {} {}", wall.as_nanos(), usage.max_rss(), status.code().unwrap_or(-1));
+    Ok(())
+}
+
+const INGEST_REMEDY: &str = "See the producer-alone figure for the ceiling of the pipe itself.";

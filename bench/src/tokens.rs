@@ -1,0 +1,265 @@
+//! Tokens an agent pays: per corpus case, the raw log against the ideal answer and the three detail
+//! levels of buildvise's answer; and the `build` tool's schema, paid on every turn.
+
+use crate::corpus::Case;
+use crate::mcp::Server;
+use crate::report::{Figure, Report, Table, num};
+use crate::{Setup, median, run_ok};
+use anyhow::Context;
+use std::collections::{BTreeMap, HashMap};
+use tiktoken_rs::CoreBPE;
+
+const SECTION: &str = "tokens";
+/// Goals (issue 4).
+const MAX_STANDARD_OVER_IDEAL: f64 = 1.25;
+const MAX_STANDARD: f64 = 2000.0;
+const MAX_SUMMARY_OVER_STANDARD: f64 = 0.5;
+const MAX_SCHEMA: f64 = 250.0;
+
+const DETAILS: [&str; 3] = ["summary", "standard", "full"];
+
+/// Token counts of one case.
+#[derive(Debug, Clone)]
+pub struct CaseTokens {
+    pub toolchain: String,
+    pub id: String,
+    pub failing: bool,
+    /// Errors and warnings the parser reported.
+    pub diagnostics: usize,
+    pub raw: usize,
+    pub ideal: usize,
+    pub summary: usize,
+    pub standard: usize,
+    pub full: usize,
+}
+
+impl CaseTokens {
+    fn standard_over_ideal(&self) -> f64 {
+        self.standard as f64 / self.ideal.max(1) as f64
+    }
+    fn summary_over_standard(&self) -> f64 {
+        self.summary as f64 / self.standard.max(1) as f64
+    }
+    fn raw_over_standard(&self) -> f64 {
+        self.raw as f64 / self.standard.max(1) as f64
+    }
+}
+
+/// Counts o200k tokens as the agent's model would see the text.
+pub struct Counter(CoreBPE);
+
+impl Counter {
+    pub fn new() -> anyhow::Result<Self> {
+        Ok(Counter(tiktoken_rs::o200k_base().context("loading the o200k_base encoding")?))
+    }
+    pub fn count(&self, text: &str) -> usize {
+        self.0.encode_ordinary(text).len()
+    }
+}
+
+/// Runs `buildvise parse` at each detail level (and `--json`) for every case.
+pub fn measure(
+    setup: &Setup,
+    cases: &[Case],
+    ideal: &HashMap<(String, String), String>,
+) -> anyhow::Result<Vec<CaseTokens>> {
+    let counter = Counter::new()?;
+    let store = setup.scratch.path().join("parse-store");
+    let mut out = Vec::with_capacity(cases.len());
+    for case in cases {
+        let what = format!("buildvise parse for {}/{}", case.toolchain, case.id);
+        let args = case.parse_args()?;
+        let mut texts = Vec::with_capacity(DETAILS.len());
+        for detail in DETAILS {
+            let output = run_ok(setup.buildvise(&store).args(&args).args(["--detail", detail]), &what)?;
+            texts.push(String::from_utf8_lossy(&output.stdout).into_owned());
+        }
+        let output = run_ok(setup.buildvise(&store).args(&args).arg("--json"), &what)?;
+        let json: serde_json::Value =
+            serde_json::from_slice(&output.stdout).with_context(|| format!("{what}: --json printed no JSON"))?;
+        let count = |key: &str| json[key].as_array().map_or(0, Vec::len);
+        let key = (case.toolchain.clone(), case.id.clone());
+        let ideal_text = ideal.get(&key).with_context(|| format!("score.py wrote no ideal answer for {key:?}"))?;
+        out.push(CaseTokens {
+            toolchain: case.toolchain.clone(),
+            id: case.id.clone(),
+            failing: !case.success,
+            diagnostics: count("errors") + count("warnings"),
+            raw: counter.count(&String::from_utf8_lossy(&case.raw_log()?)),
+            ideal: counter.count(ideal_text),
+            summary: counter.count(&texts[0]),
+            standard: counter.count(&texts[1]),
+            full: counter.count(&texts[2]),
+        });
+    }
+    Ok(out)
+}
+
+/// Adds the token figures and the per-toolchain and per-case tables.
+pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> anyhow::Result<()> {
+    let counter = Counter::new()?;
+    let medians = |pick: &dyn Fn(&CaseTokens) -> f64, only: &dyn Fn(&CaseTokens) -> bool| {
+        median(&cases.iter().filter(|c| only(c)).map(pick).collect::<Vec<_>>())
+    };
+    let all = |_: &CaseTokens| true;
+    report.figures.push(Figure::info(
+        SECTION,
+        format!("median raw / ideal / summary / standard / full, {} cases", cases.len()),
+        format!(
+            "{} / {} / {} / {} / {}",
+            num(medians(&|c| c.raw as f64, &all), ""),
+            num(medians(&|c| c.ideal as f64, &all), ""),
+            num(medians(&|c| c.summary as f64, &all), ""),
+            num(medians(&|c| c.standard as f64, &all), ""),
+            num(medians(&|c| c.full as f64, &all), ""),
+        ),
+    ));
+
+    let failing = |c: &CaseTokens| c.failing;
+    let failing_count = cases.iter().filter(|c| c.failing).count();
+    report.figures.push(Figure::at_most(
+        SECTION,
+        format!("median standard/ideal, failing runs (all {failing_count})"),
+        medians(&|c| c.standard_over_ideal(), &failing),
+        MAX_STANDARD_OVER_IDEAL,
+        "×",
+        STANDARD_REMEDY,
+    ));
+    let mut by_toolchain: BTreeMap<&str, Vec<&CaseTokens>> = BTreeMap::new();
+    for c in cases {
+        by_toolchain.entry(&c.toolchain).or_default().push(c);
+    }
+    for (toolchain, group) in &by_toolchain {
+        let ratios: Vec<f64> = group.iter().filter(|c| c.failing).map(|c| c.standard_over_ideal()).collect();
+        report.figures.push(Figure::at_most(
+            SECTION,
+            format!("median standard/ideal, failing {toolchain} runs ({})", ratios.len()),
+            median(&ratios),
+            MAX_STANDARD_OVER_IDEAL,
+            "×",
+            STANDARD_REMEDY,
+        ));
+    }
+
+    let Some(largest) = cases.iter().max_by_key(|c| c.standard) else { return Ok(()) };
+    report.figures.push(Figure::at_most(
+        SECTION,
+        format!("largest standard answer ({}/{})", largest.toolchain, largest.id),
+        largest.standard as f64,
+        MAX_STANDARD,
+        "tokens",
+        "The render's cap on listed diagnostics (host/src/render/exec.rs) is too high for this case; \
+         list fewer before counting the rest by file and code.",
+    ));
+
+    let with_diagnostics: Vec<&CaseTokens> = cases.iter().filter(|c| c.diagnostics > 0).collect();
+    let over: Vec<&&CaseTokens> =
+        with_diagnostics.iter().filter(|c| c.summary_over_standard() > MAX_SUMMARY_OVER_STANDARD).collect();
+    let worst = with_diagnostics.iter().max_by(|a, b| a.summary_over_standard().total_cmp(&b.summary_over_standard()));
+    report.figures.push(Figure::check(
+        SECTION,
+        format!("summary/standard on cases with diagnostics ({})", with_diagnostics.len()),
+        match worst {
+            Some(w) => format!(
+                "{} over; worst {} ({}/{})",
+                over.len(),
+                num(w.summary_over_standard(), "×"),
+                w.toolchain,
+                w.id
+            ),
+            None => "no case".into(),
+        },
+        format!("≤ {} on every case", num(MAX_SUMMARY_OVER_STANDARD, "×")),
+        over.is_empty(),
+        || {
+            let names: Vec<String> = over
+                .iter()
+                .map(|c| format!("{}/{} ({})", c.toolchain, c.id, num(c.summary_over_standard(), "×")))
+                .collect();
+            format!("{} cases over: {}. {SUMMARY_REMEDY}", over.len(), names.join(", "))
+        },
+    ));
+
+    let schema = counter.count(&server.tool_json) as f64;
+    report.figures.push(Figure::at_most(
+        SECTION,
+        "`build` entry of tools/list",
+        schema,
+        MAX_SCHEMA,
+        "tokens",
+        "Trim host/src/mcp/schema.rs: the tool description and the per-property descriptions are the \
+         only free text; every other token is JSON Schema structure.",
+    ));
+    report.figures.push(Figure::info(
+        SECTION,
+        "server instructions (once per session)",
+        num(counter.count(&server.instructions) as f64, "tokens"),
+    ));
+
+    let mut table = Table::new(
+        "Tokens per toolchain",
+        "Medians over the toolchain's cases; ratios are medians of per-case ratios. std/ideal counts \
+         failing runs only; raw/std all runs.",
+        &["toolchain", "cases", "raw", "ideal", "summary", "standard", "full", "std/ideal (failing)", "raw/std", "max std"],
+    );
+    for (toolchain, group) in &by_toolchain {
+        let pick = |f: &dyn Fn(&CaseTokens) -> f64| median(&group.iter().map(|c| f(c)).collect::<Vec<_>>());
+        let failing_ratios: Vec<f64> = group.iter().filter(|c| c.failing).map(|c| c.standard_over_ideal()).collect();
+        let raw_over: Vec<f64> = group.iter().map(|c| c.raw_over_standard()).collect();
+        report.figures.push(Figure::info(
+            SECTION,
+            format!("median raw/standard, {toolchain}"),
+            num(median(&raw_over), "×"),
+        ));
+        table.rows.push(vec![
+            toolchain.to_string(),
+            group.len().to_string(),
+            num(pick(&|c| c.raw as f64), ""),
+            num(pick(&|c| c.ideal as f64), ""),
+            num(pick(&|c| c.summary as f64), ""),
+            num(pick(&|c| c.standard as f64), ""),
+            num(pick(&|c| c.full as f64), ""),
+            num(median(&failing_ratios), "×"),
+            num(median(&raw_over), "×"),
+            group.iter().map(|c| c.standard).max().unwrap_or(0).to_string(),
+        ]);
+    }
+    report.tables.push(table);
+
+    let mut table = Table::new(
+        "Tokens per case",
+        "outcome: the run's expected outcome; diags: errors and warnings buildvise reported.",
+        &["case", "outcome", "diags", "raw", "ideal", "summary", "standard", "full", "std/ideal", "sum/std"],
+    );
+    for c in cases {
+        table.rows.push(vec![
+            format!("{}/{}", c.toolchain, c.id),
+            if c.failing { "fail" } else { "ok" }.into(),
+            c.diagnostics.to_string(),
+            c.raw.to_string(),
+            c.ideal.to_string(),
+            c.summary.to_string(),
+            c.standard.to_string(),
+            c.full.to_string(),
+            num(c.standard_over_ideal(), "×"),
+            num(c.summary_over_standard(), "×"),
+        ]);
+    }
+    report.tables.push(table);
+    Ok(())
+}
+
+const STANDARD_REMEDY: &str = "See the per-case table for the cases furthest above their ideal answer.";
+const SUMMARY_REMEDY: &str = "A summary still lists per-file counts; on small runs it is nearly the standard answer.";
+
+#[cfg(test)]
+mod tests {
+    use super::Counter;
+
+    #[test]
+    fn counts_o200k_tokens() {
+        let counter = Counter::new().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(counter.count(""), 0);
+        assert_eq!(counter.count("hello world"), 2);
+    }
+}

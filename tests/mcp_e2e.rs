@@ -1,0 +1,591 @@
+//! The MCP server end to end over stdio: the real `buildvise serve` driven by rmcp's client
+//! (`TokioChildProcess`), as an agent would drive it. Real cargo on a copy of
+//! `tests/fixtures/cargo/broken`, the test-only `panicky` plugin for odd processes (its
+//! `panicky.sh` runs the script the test sends), and the npm plugin for the consent rules (nothing
+//! npm-related ever runs: every npm call here must be refused before a process starts).
+//!
+//! Every refusal is checked for the same shape: a tool error (`isError: true`) of one line that
+//! names what to send instead, and no run stored.
+
+mod common;
+
+use common::{Sandbox, cargo_plugin, plugin, test_plugins};
+use rmcp::model::{CallToolRequestParams, ClientRequest, ProgressNotificationParam, Request, ServerResult};
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// o200k tokens the `build` tool's tools/list entry may cost: it is paid on every turn.
+const TOOL_TOKEN_BUDGET: usize = 260;
+
+fn sandbox() -> Sandbox {
+    Sandbox::new(&[cargo_plugin(), test_plugins(), plugin("npm")])
+}
+
+/// A client that keeps every progress notification the server sends.
+#[derive(Clone, Default)]
+struct Recorder {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner()).push(params);
+    }
+}
+
+/// One `buildvise serve` process and the client talking to it.
+struct Session {
+    client: RunningService<RoleClient, Recorder>,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+/// Starts `buildvise serve OPTIONS…` in the sandbox (cwd: its work dir) and initializes a session.
+async fn connect(sb: &Sandbox, options: &[&str]) -> Session {
+    let mut args = vec!["serve"];
+    args.extend_from_slice(options);
+    let command = tokio::process::Command::from(sb.command(args));
+    let transport = TokioChildProcess::new(command).expect("spawn buildvise serve");
+    let recorder = Recorder::default();
+    let progress = Arc::clone(&recorder.progress);
+    let client = recorder.serve(transport).await.expect("MCP initialize with buildvise serve");
+    Session { client, progress }
+}
+
+/// Calls the `build` tool; the result as the client received it, as JSON.
+async fn call(peer: &Peer<RoleClient>, arguments: Value) -> Value {
+    let Value::Object(arguments) = arguments else { panic!("arguments must be an object: {arguments}") };
+    let shown = Value::Object(arguments.clone());
+    let result = peer
+        .call_tool(CallToolRequestParams::new("build").with_arguments(arguments))
+        .await
+        .unwrap_or_else(|e| panic!("build {shown}: {e}"));
+    serde_json::to_value(result).expect("a tool result serializes")
+}
+
+/// The one text block of a tool result.
+fn text(result: &Value) -> &str {
+    let content = result["content"].as_array().unwrap_or_else(|| panic!("no content: {result:#}"));
+    assert_eq!(content.len(), 1, "one text block: {result:#}");
+    assert_eq!(content[0]["type"], "text", "{result:#}");
+    content[0]["text"].as_str().unwrap_or_else(|| panic!("no text: {result:#}"))
+}
+
+impl Session {
+    fn peer(&self) -> &Peer<RoleClient> {
+        self.client.peer()
+    }
+
+    /// A successful call: its text and its structured content.
+    async fn ok(&self, arguments: Value) -> (String, Value) {
+        let result = call(self.peer(), arguments.clone()).await;
+        assert_ne!(result["isError"], true, "build {arguments} was refused: {result:#}");
+        let structured = result["structuredContent"].clone();
+        assert!(structured.is_object(), "no structuredContent for {arguments}: {result:#}");
+        (text(&result).to_string(), structured)
+    }
+
+    /// A refused call: a tool error of one line, which is returned.
+    async fn refused(&self, arguments: Value) -> String {
+        let result = call(self.peer(), arguments.clone()).await;
+        assert_eq!(result["isError"], true, "build {arguments} was not refused: {result:#}");
+        let message = text(&result).to_string();
+        assert!(!message.trim().is_empty() && !message.trim().contains('\n'), "not one line: {message:?}");
+        message
+    }
+
+    /// Progress notifications received so far for `token`.
+    fn progress_for(&self, token: &rmcp::model::ProgressToken) -> Vec<ProgressNotificationParam> {
+        let all = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        all.iter().filter(|p| &p.progress_token == token).cloned().collect()
+    }
+
+    async fn close(self) {
+        self.client.cancel().await.expect("the session closes");
+    }
+}
+
+fn path_arg(dir: &Path) -> String {
+    dir.to_str().expect("UTF-8 path").to_string()
+}
+
+/// The runs in the sandbox's store, newest first, as `buildvise runs --json` lists them.
+fn runs(sb: &Sandbox) -> Vec<Value> {
+    let run = sb.run(["runs", "--json", "--limit", "100"]);
+    run.expect_code(0);
+    run.json().as_array().cloned().unwrap_or_else(|| panic!("runs --json is not a list:{run}"))
+}
+
+/// Waits, up to a generous bound, for `ready`; the bound only keeps a broken server from hanging
+/// the suite, it is not what the test asserts.
+async fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while !ready() {
+        assert!(Instant::now() < until, "gave up waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// True while `pid` is a live process (a zombie is dead: it only waits to be reaped).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses and may itself hold spaces.
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+fn pids(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// The `build` arguments a hint names: either a JSON object an agent sends as is, or
+/// `log startLine N lineCount M` (the words of the call, for the run the answer is about).
+fn hint_call(hint: &str, run_id: &str) -> Value {
+    if let Some(start) = hint.find('{') {
+        return serde_json::from_str(&hint[start..]).unwrap_or_else(|e| panic!("hint is not JSON ({e}): {hint}"));
+    }
+    let mut words = hint.split_whitespace();
+    let mut call = serde_json::Map::new();
+    call.insert("action".to_string(), json!(words.next().unwrap_or_else(|| panic!("empty hint"))));
+    while let Some(key) = words.next() {
+        let value = words.next().unwrap_or_else(|| panic!("`{key}` has no value in the hint: {hint}"));
+        call.insert(key.to_string(), serde_json::from_str(value).unwrap_or_else(|_| json!(value)));
+    }
+    call.entry("runId").or_insert_with(|| json!(run_id));
+    Value::Object(call)
+}
+
+#[tokio::test]
+async fn a_failing_build_leads_through_the_hint_to_the_first_error() {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("broken");
+    let session = connect(&sb, &[]).await;
+
+    let tools = session.client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(), ["build"]);
+
+    let (list, _) = session.ok(json!({"action": "list"})).await;
+    for tool in ["cargo.build", "cargo.test", "panicky.sh", "npm.install"] {
+        assert!(list.lines().any(|l| l.starts_with(&format!("{tool} "))), "{tool} not listed:\n{list}");
+    }
+
+    let (answer, structured) =
+        session.ok(json!({"action": "exec", "tool": "cargo.build", "cwd": path_arg(&dir)})).await;
+    let id = structured["runId"].as_str().unwrap_or_else(|| panic!("no runId: {structured:#}")).to_string();
+    assert!(answer.starts_with("FAIL exit 101 · 2 errors, 1 warning · run "), "{answer}");
+    assert_eq!(answer.lines().next().and_then(|l| l.rsplit_once(" run ")).map(|(_, id)| id), Some(id.as_str()));
+    assert_eq!((structured["status"].as_str(), structured["exitCode"].as_i64()), (Some("failed"), Some(101)));
+
+    // The hint names the `log` call that shows the first error: the same line in the text and
+    // in structuredContent.hint.
+    let hint_line = answer.lines().find(|l| l.starts_with("first error in full: ")).unwrap_or_else(|| {
+        panic!("no hint line in:\n{answer}");
+    });
+    assert_eq!(structured["hint"], hint_line, "{structured:#}");
+    let hint = hint_call(hint_line.trim_start_matches("first error in full: "), &id);
+    assert_eq!((hint["action"].as_str(), hint["runId"].as_str()), (Some("log"), Some(id.as_str())), "{hint}");
+
+    let first = structured["diagnostics"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["severity"] == "error"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no error diagnostic: {structured:#}"));
+    let (page, _) = session.ok(hint.clone()).await;
+    let start = hint["startLine"].as_u64().expect("startLine");
+    let count = hint["lineCount"].as_u64().expect("lineCount");
+    let lines: Vec<&str> = page.lines().collect();
+    assert!(lines[0].starts_with(&format!("lines {start}-{} of ", start + count - 1)), "{page}");
+    assert_eq!(
+        lines[1],
+        format!("{start}|error[{}]: {}", first["code"].as_str().unwrap(), first["message"].as_str().unwrap())
+    );
+    let location = format!(" --> {}:{}:{}", first["file"].as_str().unwrap(), first["line"], first["column"]);
+    assert_eq!(lines.iter().filter(|l| l.ends_with(&location)).count(), 1, "no `{location}` in:\n{page}");
+    session.close().await;
+}
+
+#[tokio::test]
+async fn each_detail_level_says_more() {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("broken");
+    let session = connect(&sb, &[]).await;
+    let exec = |detail: &str| json!({"action": "exec", "tool": "cargo.build", "cwd": path_arg(&dir), "detail": detail});
+
+    let (summary, summary_json) = session.ok(exec("summary")).await;
+    let (standard, standard_json) = session.ok(exec("standard")).await;
+    let (full, full_json) = session
+        .ok(json!({
+            "action": "exec", "tool": "cargo.build", "cwd": path_arg(&dir), "detail": "full", "maxLines": 5
+        }))
+        .await;
+    for (text, structured) in [(&summary, &summary_json), (&standard, &standard_json), (&full, &full_json)] {
+        assert!(text.starts_with("FAIL exit 101 · 2 errors, 1 warning · run "), "{text}");
+        assert_eq!((structured["errors"].as_u64(), structured["warnings"].as_u64()), (Some(2), Some(1)));
+    }
+
+    // summary: counts only, at most half of standard.
+    assert!(!summary.contains("mismatched types"), "{summary}");
+    assert!(
+        summary.len() * 2 <= standard.len(),
+        "summary ({}) vs standard ({}):\n{summary}",
+        summary.len(),
+        standard.len()
+    );
+
+    // standard: every error in one line, the warning, a hint; no notes.
+    for line in ["src/lib.rs:5:22 E0308 mismatched types", "src/lib.rs:10:5 E0308 mismatched types"] {
+        assert_eq!(standard.lines().filter(|l| *l == line).count(), 1, "`{line}` once in:\n{standard}");
+    }
+    assert!(standard.lines().any(|l| l == "src/lib.rs:1:5 unused_imports unused import: `std::collections::HashMap`"));
+    assert!(!standard.contains("expected `usize`, found `u32`"), "{standard}");
+
+    // full: notes and log ranges, then the last maxLines lines of output.
+    assert!(full.lines().any(|l| l.starts_with("src/lib.rs:5:22 E0308 mismatched types [log ")), "{full}");
+    assert!(full.lines().any(|l| l == "  expected `usize`, found `u32`"), "{full}");
+    let total = full_json["tail"].as_array().map(Vec::len);
+    assert_eq!(total, Some(5), "the tail is maxLines long: {full_json:#}");
+    let (_, tail) = full.split_once("\nlast 5 of ").unwrap_or_else(|| panic!("no tail header in:\n{full}"));
+    let tail: Vec<&str> = tail.lines().skip(1).take_while(|l| !l.starts_with('{')).collect();
+    assert_eq!(tail.len(), 5, "{full}");
+    assert!(tail.iter().any(|l| l.starts_with("error: could not compile `broken`")), "{full}");
+    session.close().await;
+}
+
+#[tokio::test]
+async fn eight_concurrent_execs_are_all_stored_and_retrievable() {
+    const JOBS: usize = 8;
+    let sb = sandbox();
+    std::fs::create_dir(sb.work().join("jobs")).expect("create jobs dir");
+    let session = connect(&sb, &[]).await;
+
+    // Each job waits (boundedly) until every job has started, so the count it prints shows
+    // whether the server really ran them side by side.
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..JOBS {
+        let script = format!(
+            "touch ready.{i}; n=0; while [ $(ls ready.* | wc -l) -lt {JOBS} ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done; \
+             echo \"error: job {i} saw $(ls ready.* | wc -l) of {JOBS}\"; exit 1"
+        );
+        let peer = session.peer().clone();
+        set.spawn(async move {
+            let args = json!({"action": "exec", "tool": "panicky.sh", "cwd": "jobs", "args": [script]});
+            (i, call(&peer, args).await)
+        });
+    }
+    let mut ids = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        let (i, result) = joined.expect("the call task ends");
+        assert_ne!(result["isError"], true, "job {i}: {result:#}");
+        let structured = &result["structuredContent"];
+        let diagnostics = structured["diagnostics"].as_array().cloned().unwrap_or_default();
+        let messages: Vec<&str> = diagnostics.iter().filter_map(|d| d["message"].as_str()).collect();
+        assert_eq!(messages, [format!("job {i} saw {JOBS} of {JOBS}")], "job {i}: {result:#}");
+        ids.push((i, structured["runId"].as_str().expect("runId").to_string()));
+    }
+    let distinct: BTreeSet<&str> = ids.iter().map(|(_, id)| id.as_str()).collect();
+    assert_eq!(distinct.len(), JOBS, "run ids: {ids:?}");
+
+    // Each one's log is its own.
+    for (i, id) in &ids {
+        let (page, _) = session.ok(json!({"action": "log", "runId": id})).await;
+        assert_eq!(page, format!("lines 1-1 of 1\n1|error: job {i} saw {JOBS} of {JOBS}\n"), "run {id}");
+    }
+    let stored: BTreeSet<String> = runs(&sb).iter().filter_map(|r| r["id"].as_str().map(str::to_string)).collect();
+    assert_eq!(stored, distinct.iter().map(|s| s.to_string()).collect(), "the store holds exactly these runs");
+    session.close().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_run_leaves_no_process_and_is_kept_as_cancelled() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("pids");
+    let session = connect(&sb, &[]).await;
+    // The grandchild ignores TERM (and `exec`s so its pid is the sleep's): only the group KILL
+    // after the grace period ends it. Its parent waits on it, so neither ends by itself.
+    let script = format!(
+        "sh -c 'trap \"\" TERM; echo $$ >> {p}; exec sleep 300' & echo $$ >> {p}; echo started; wait",
+        p = pid_file.display()
+    );
+    let arguments = json!({"action": "exec", "tool": "panicky.sh", "args": [script]});
+    let Value::Object(arguments) = arguments else { unreachable!() };
+    let request =
+        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
+    let handle = session
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .expect("send the exec");
+
+    wait_for("the script and its grandchild to start", || pids(&pid_file).len() == 2).await;
+    let pids = pids(&pid_file);
+    assert!(pids.iter().all(|&p| alive(p)), "both run before the cancel: {pids:?}");
+    handle.cancel(Some("the test cancels".to_string())).await.expect("send notifications/cancelled");
+
+    wait_for("the child and grandchild to die", || pids.iter().all(|&p| !alive(p))).await;
+    let mut id = String::new();
+    wait_for("the run to be stored as cancelled", || {
+        let listed = runs(&sb);
+        match listed.as_slice() {
+            [run] if run["status"] == "cancelled" => {
+                id = run["id"].as_str().unwrap_or_default().to_string();
+                true
+            }
+            _ => false,
+        }
+    })
+    .await;
+
+    // The session lives on, and the kept run is readable through it.
+    let (again, structured) = session.ok(json!({"action": "log", "runId": id, "detail": "standard"})).await;
+    assert!(again.starts_with("CANCELLED · run "), "{again}");
+    assert_eq!(structured["status"], "cancelled", "{structured:#}");
+    let (page, _) = session.ok(json!({"action": "log", "runId": id})).await;
+    assert_eq!(page, "lines 1-1 of 1\n1|started\n");
+    session.close().await;
+}
+
+#[tokio::test]
+async fn a_run_longer_than_a_second_sends_progress() {
+    let sb = sandbox();
+    let session = connect(&sb, &[]).await;
+    let script = "for i in 1 2 3 4 5 6 7 8 9 10; do echo \"step $i\"; sleep 0.2; done";
+    let Value::Object(arguments) = json!({"action": "exec", "tool": "panicky.sh", "args": [script]}) else {
+        unreachable!()
+    };
+    let request =
+        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
+    let handle = session
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .expect("send the exec");
+    let token = handle.progress_token.clone();
+    let response = handle.await_response().await.expect("the exec answers");
+    let ServerResult::CallToolResult(result) = response else { panic!("not a tool result: {response:?}") };
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+
+    // Notifications may be handled after the response is delivered: wait for them, boundedly.
+    wait_for("a progress notification", || !session.progress_for(&token).is_empty()).await;
+    let progress = session.progress_for(&token);
+    let values: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+    assert!(values.windows(2).all(|w| w[0] <= w[1]), "progress goes forward: {values:?}");
+    assert!(values.iter().all(|&v| (0.0..=10.0).contains(&v)), "progress counts output lines: {values:?}");
+    for p in &progress {
+        let message = p.message.as_deref().unwrap_or_default();
+        assert!(message.contains(" lines") && message.contains("step "), "progress says what happens: {p:?}");
+    }
+    session.close().await;
+}
+
+#[tokio::test]
+async fn a_parser_panic_does_not_end_the_session() {
+    let sb = sandbox();
+    let session = connect(&sb, &[]).await;
+    let (answer, structured) = session
+        .ok(json!({"action": "exec", "tool": "panicky.feed", "args": ["echo first; echo second; exit 3"]}))
+        .await;
+    assert!(answer.starts_with("FAIL exit 3 · run "), "{answer}");
+    assert!(answer.contains("parser failed") && answer.contains("feed broke on line 1"), "{answer}");
+    // Nothing was recognised, so the answer falls back to the output itself.
+    assert!(answer.contains("\nfirst\nsecond\n"), "{answer}");
+    assert_eq!(structured["exitCode"], 3, "{structured:#}");
+
+    let (next, next_json) =
+        session.ok(json!({"action": "exec", "tool": "panicky.sh", "args": ["echo 'error: real trouble'"]})).await;
+    assert!(next.starts_with("ok · 1 error · run "), "{next}");
+    assert_eq!(next_json["diagnostics"][0]["message"], "real trouble", "{next_json:#}");
+    let (list, _) = session.ok(json!({"action": "list"})).await;
+    assert!(list.contains("panicky.feed"), "{list}");
+    session.close().await;
+}
+
+#[tokio::test]
+async fn bad_arguments_are_refused_with_what_to_send() {
+    let sb = sandbox();
+    let session = connect(&sb, &[]).await;
+    let cases = [
+        (json!({}), "missing action: send action \"exec\", \"log\" or \"list\""),
+        (json!({"action": "run"}), "unknown action \"run\": send action \"exec\", \"log\" or \"list\""),
+        (json!({"action": "exec"}), "exec needs tool: send a tool name from list"),
+        (json!({"action": "log"}), "log needs runId: send the runId an exec answer gave"),
+        (json!({"action": "exec", "tool": "panicky.sh", "maxLines": 0}), "maxLines must be between 1 and 10000, got 0"),
+        (
+            json!({"action": "exec", "tool": "panicky.sh", "maxLines": 20000}),
+            "maxLines must be between 1 and 10000, got 20000",
+        ),
+        (
+            json!({"action": "exec", "tool": "panicky.sh", "maxLines": "50"}),
+            "maxLines must be a whole number between 1 and 10000, got \"50\"",
+        ),
+        (json!({"action": "log", "runId": "abcdefgh"}), "no run \"abcdefgh\" in the store"),
+        (json!({"action": "log", "runId": "../x"}), "run id \"../x\" is not valid: run ids are 8 characters"),
+        (
+            json!({"action": "exec", "tool": "panicky.sh", "args": "--release -p a"}),
+            "args must be an array of strings, e.g. [\"--release\", \"-p\", \"a\"]",
+        ),
+        (
+            json!({"action": "exec", "tool": "panicky.sh", "verbose": true}),
+            "unknown argument \"verbose\"; the arguments are action, tool,",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let message = session.refused(arguments.clone()).await;
+        assert!(message.contains(expected), "build {arguments}:\n  got: {message}\n  want: …{expected}…");
+    }
+    // None of them ran anything.
+    assert_eq!(runs(&sb), Vec::<Value>::new());
+    session.close().await;
+}
+
+#[tokio::test]
+async fn unknown_tools_are_refused_with_the_closest_names() {
+    let sb = sandbox();
+    let session = connect(&sb, &[]).await;
+
+    let result = session
+        .peer()
+        .call_tool(
+            CallToolRequestParams::new("biuld")
+                .with_arguments(serde_json::Map::from_iter([("action".to_string(), json!("list"))])),
+        )
+        .await
+        .expect("an unknown MCP tool is a tool error, not a protocol error");
+    let result = serde_json::to_value(result).expect("serialize");
+    assert_eq!(result["isError"], true, "{result:#}");
+    assert_eq!(text(&result), "unknown tool \"biuld\": this server has one tool, \"build\"");
+
+    let message = session.refused(json!({"action": "exec", "tool": "cargo.biuld"})).await;
+    assert!(message.starts_with("unknown tool \"cargo.biuld\" (did you mean cargo.build"), "{message}");
+    assert!(message.ends_with("send a tool name that list shows"), "{message}");
+    let message = session.refused(json!({"action": "exec", "tool": "panicky.fed", "args": ["touch ran"]})).await;
+    assert!(message.contains("did you mean") && message.contains("panicky.feed"), "{message}");
+    assert!(!sb.work().join("ran").exists(), "the unknown tool ran something");
+    assert_eq!(runs(&sb), Vec::<Value>::new());
+    session.close().await;
+}
+
+#[tokio::test]
+async fn a_cwd_outside_the_roots_or_in_a_system_directory_is_refused() {
+    let sb = sandbox();
+    let inside = sb.work().join("inside");
+    let outside = sb.work().join("outside");
+    for dir in [&inside, &outside] {
+        std::fs::create_dir(dir).expect("create dir");
+    }
+    let session = connect(&sb, &["--root", &path_arg(&inside)]).await;
+    let touch =
+        |cwd: &Path| json!({"action": "exec", "tool": "panicky.sh", "cwd": path_arg(cwd), "args": ["touch ran"]});
+
+    let message = session.refused(touch(&outside)).await;
+    assert_eq!(
+        message,
+        format!(
+            "cwd {} is outside the allowed roots ({}); send a directory inside one",
+            outside.display(),
+            inside.display()
+        )
+    );
+    assert!(!outside.join("ran").exists(), "ran outside the root");
+    let message = session.refused(touch(Path::new("/etc"))).await;
+    assert_eq!(message, "cwd /etc is a system directory; send a project directory");
+    assert_eq!(runs(&sb), Vec::<Value>::new());
+
+    // The root itself is allowed, and is where a call without cwd runs.
+    session.ok(touch(&inside)).await;
+    assert!(inside.join("ran").is_file());
+    session.ok(json!({"action": "exec", "tool": "panicky.sh", "args": ["touch default"]})).await;
+    assert!(inside.join("default").is_file(), "a call without cwd runs in the first root");
+    session.close().await;
+
+    // Without --root, system directories are still refused.
+    let session = connect(&sb, &[]).await;
+    let message = session.refused(touch(Path::new("/usr"))).await;
+    assert_eq!(message, "cwd /usr is a system directory; send a project directory");
+    session.close().await;
+}
+
+/// A directory with a package.json, as `npm install` expects.
+fn npm_project(sb: &Sandbox) -> PathBuf {
+    let dir = sb.work().join("web");
+    std::fs::create_dir(&dir).expect("create dir");
+    std::fs::write(dir.join("package.json"), "{\"name\": \"web\", \"version\": \"1.0.0\", \"private\": true}\n")
+        .expect("write package.json");
+    dir
+}
+
+#[tokio::test]
+async fn a_mutating_tool_without_confirm_says_what_would_run_and_runs_nothing() {
+    let sb = sandbox();
+    let dir = npm_project(&sb);
+    let session = connect(&sb, &[]).await;
+    let message = session
+        .refused(json!({"action": "exec", "tool": "npm.install", "cwd": path_arg(&dir), "args": ["left-pad"]}))
+        .await;
+    assert_eq!(
+        message,
+        "npm.install changes the workspace; nothing ran. Send confirm: true to run: npm install left-pad"
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir).expect("read dir").map(|e| e.expect("entry").file_name()).collect();
+    assert_eq!(left, ["package.json"], "npm.install touched the project");
+    assert_eq!(runs(&sb), Vec::<Value>::new());
+    // `confirm: false` is no consent either.
+    let again = session
+        .refused(json!({"action": "exec", "tool": "npm.install", "cwd": path_arg(&dir), "confirm": false}))
+        .await;
+    assert!(again.ends_with("Send confirm: true to run: npm install"), "{again}");
+    session.close().await;
+}
+
+#[tokio::test]
+async fn read_only_and_disable_hide_and_refuse_tools() {
+    let sb = sandbox();
+    let dir = npm_project(&sb);
+    let session = connect(&sb, &["--read-only", "--disable", "cargo.clippy,panicky.*"]).await;
+    let (list, _) = session.ok(json!({"action": "list"})).await;
+    let listed: BTreeSet<&str> = list.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    for hidden in ["npm.install", "cargo.clippy", "panicky.sh", "panicky.feed"] {
+        assert!(!listed.contains(hidden), "{hidden} is listed:\n{list}");
+    }
+    for shown in ["cargo.build", "cargo.check", "npm.test"] {
+        assert!(listed.contains(shown), "{shown} is not listed:\n{list}");
+    }
+
+    let refused = [
+        json!({"action": "exec", "tool": "npm.install", "cwd": path_arg(&dir), "confirm": true}),
+        json!({"action": "exec", "tool": "cargo.clippy", "cwd": path_arg(&dir)}),
+        json!({"action": "exec", "tool": "panicky.sh", "args": ["touch ran"]}),
+    ];
+    for arguments in refused {
+        let tool = arguments["tool"].as_str().unwrap().to_string();
+        let message = session.refused(arguments).await;
+        assert!(message.starts_with(&format!("unknown tool \"{tool}\"")), "{message}");
+        assert!(message.ends_with("send a tool name that list shows"), "{message}");
+        // A suggestion never names a hidden tool.
+        let suggested = message.split_once("did you mean").map(|(_, s)| s).unwrap_or_default();
+        assert!(!["npm.install", "cargo.clippy", "panicky."].iter().any(|h| suggested.contains(h)), "{message}");
+    }
+    assert!(!dir.join("node_modules").exists() && !sb.work().join("ran").exists());
+    assert_eq!(runs(&sb), Vec::<Value>::new());
+    session.close().await;
+}
+
+#[tokio::test]
+async fn the_build_tool_fits_its_token_budget() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let session = connect(&sb, &[]).await;
+    let tools = session.client.list_all_tools().await.expect("tools/list");
+    let build = tools.iter().find(|t| t.name == "build").expect("the build tool");
+    let entry = serde_json::to_string(build).expect("a tool serializes");
+    let bpe = tiktoken_rs::o200k_base().expect("the o200k vocabulary loads");
+    let tokens = bpe.encode_with_special_tokens(&entry).len();
+    eprintln!("tools/list entry for `build`: {tokens} o200k tokens (budget {TOOL_TOKEN_BUDGET})");
+    assert!(tokens > 0, "{entry}");
+    assert!(tokens <= TOOL_TOKEN_BUDGET, "{tokens} o200k tokens > {TOOL_TOKEN_BUDGET}:\n{entry}");
+    session.close().await;
+}
