@@ -67,7 +67,7 @@ test)
     previous=$arg
   done
   if [ -n "$results" ] && [ -n "$name" ]; then
-    cat > "$results/other.trx" <<TRX
+    cat > "$results/$name" <<TRX
 <?xml version="1.0" encoding="utf-8"?>
 <TestRun id="6b1c3f0e-0000-4000-8000-000000000001" name="fake" xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010">
   <Results>

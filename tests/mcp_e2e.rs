@@ -248,11 +248,12 @@ async fn each_detail_level_says_more() {
     // full: notes and log ranges, then the last maxLines lines of output.
     assert!(full.lines().any(|l| l.starts_with("src/lib.rs:5:22 E0308 mismatched types [log ")), "{full}");
     assert!(full.lines().any(|l| l == "  expected `usize`, found `u32`"), "{full}");
-    let total = full_json["tail"].as_array().map(Vec::len);
-    assert_eq!(total, Some(5), "the tail is maxLines long: {full_json:#}");
+    let tail_json: Vec<&str> =
+        full_json["tail"].as_array().into_iter().flatten().filter_map(|l| l["text"].as_str()).collect();
+    assert_eq!(tail_json.len(), 5, "the tail is maxLines long: {full_json:#}");
     let (_, tail) = full.split_once("\nlast 5 of ").unwrap_or_else(|| panic!("no tail header in:\n{full}"));
-    let tail: Vec<&str> = tail.lines().skip(1).take_while(|l| !l.starts_with('{')).collect();
-    assert_eq!(tail.len(), 5, "{full}");
+    let tail: Vec<&str> = tail.lines().skip(1).take(5).collect();
+    assert_eq!(tail, tail_json, "the text shows the tail structuredContent holds:\n{full}");
     assert!(tail.iter().any(|l| l.starts_with("error: could not compile `broken`")), "{full}");
     session.close().await;
 }
@@ -529,7 +530,7 @@ async fn a_mutating_tool_without_confirm_says_what_would_run_and_runs_nothing() 
         .await;
     assert_eq!(
         message,
-        "npm.install changes the workspace; nothing ran. Send confirm: true to run: npm install left-pad"
+        "npm.install changes the workspace, so nothing ran; to run `npm install left-pad`, call again with confirm: true (CLI: --confirm)"
     );
     let left: Vec<_> = std::fs::read_dir(&dir).expect("read dir").map(|e| e.expect("entry").file_name()).collect();
     assert_eq!(left, ["package.json"], "npm.install touched the project");
@@ -538,7 +539,7 @@ async fn a_mutating_tool_without_confirm_says_what_would_run_and_runs_nothing() 
     let again = session
         .refused(json!({"action": "exec", "tool": "npm.install", "cwd": path_arg(&dir), "confirm": false}))
         .await;
-    assert!(again.ends_with("Send confirm: true to run: npm install"), "{again}");
+    assert!(again.contains("to run `npm install`, call again with confirm: true"), "{again}");
     session.close().await;
 }
 

@@ -4,7 +4,8 @@
 //!
 //! - `tools`: `build` is tsc with three planted type errors, `test` is Jest with two failing, two
 //!   passing and one skipped test, `lint` is ESLint with three errors and one warning;
-//! - `vitest`: `test` is Vitest with two failing, two passing and one skipped test;
+//! - `vitest-app`: `test` is Vitest with two failing, two passing and one skipped test (not named
+//!   `vitest`: Vitest drops stack frames under any `/vitest/src/` as its own);
 //! - `local-dep`: depends only on a folder inside itself, so `npm install` needs no registry.
 //!
 //! Dependencies are installed once with `npm ci` into `target/test-env/npm/NAME-HASH` (HASH of
@@ -116,8 +117,10 @@ fn copy_sources(from: &Path, to: &Path) {
     }
 }
 
-/// Copies an installed `node_modules`, keeping symlinks as symlinks: `.bin/tsc` is a link whose
-/// script finds its package relative to where the link points.
+/// Recreates an installed `node_modules`: directories anew, so that what a tool adds (Vitest's
+/// results cache) stays in the copy; files as hard links, which is fast and safe because no tool
+/// rewrites an installed package's files in place (a copy where links cannot be made); symlinks
+/// as symlinks, since `.bin/tsc` finds its package relative to where the link points.
 fn copy_installed(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
     for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
@@ -129,7 +132,7 @@ fn copy_installed(from: &Path, to: &Path) {
             std::os::unix::fs::symlink(target, &dest).expect("copy link");
         } else if kind.is_dir() {
             copy_installed(&path, &dest);
-        } else {
+        } else if std::fs::hard_link(&path, &dest).is_err() {
             std::fs::copy(&path, &dest).expect("copy file");
         }
     }
@@ -307,7 +310,7 @@ fn vitest_failures_carry_the_describe_path_the_failing_line_and_the_counts() {
         return;
     }
     let sb = sandbox();
-    let dir = project(&sb, "vitest");
+    let dir = project(&sb, "vitest-app");
     let exec = run(&sb, ["exec", "npm.test", "--cwd", &cwd_arg(&dir), "--json"]);
     exec.expect_code(1);
     let answer = exec.json();
@@ -402,7 +405,7 @@ fn install_without_confirm_says_what_it_would_run_and_runs_nothing() {
     let dir = sources(&sb, "local-dep");
     let exec = run(&sb, ["exec", "npm.install", "--cwd", &cwd_arg(&dir), "--", "--no-audit"]);
     exec.expect_code(2);
-    assert!(exec.stderr.contains("npm.install changes the workspace; nothing ran."), "{exec}");
+    assert!(exec.stderr.contains("npm.install changes the workspace, so nothing ran; to run `npm install"), "{exec}");
     assert!(exec.stderr.trim_end().ends_with(": npm install --no-audit"), "names the command:{exec}");
     assert!(!dir.join("node_modules").exists(), "{exec}");
     assert!(runs(&sb).is_empty(), "nothing ran, so no run is stored");

@@ -33,7 +33,9 @@ pub enum ExecError {
     #[error(transparent)]
     Access(#[from] AccessError),
     /// A tool that changes the workspace, called without consent; says exactly what would run.
-    #[error("{tool} changes the workspace; nothing ran. Send confirm: true to run: {command}")]
+    #[error(
+        "{tool} changes the workspace, so nothing ran; to run `{command}`, call again with confirm: true (CLI: --confirm)"
+    )]
     NeedsConfirm { tool: String, command: String },
     #[error("{tool}: {message}")]
     Plan { tool: String, message: String },

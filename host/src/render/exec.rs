@@ -29,8 +29,10 @@ const WARNINGS_WITH_ERRORS: usize = 5;
 const WARNINGS_ALONE: usize = 15;
 /// Longest headline in standard (full shows it whole).
 const MESSAGE_CHARS: usize = 240;
-/// Files named when the rest is counted by file.
+/// Files and codes named when the rest is counted, and files a summary names.
 const REST_FILES: usize = 8;
+const REST_CODES: usize = 6;
+const SUMMARY_FILES: usize = 10;
 /// Longest tail line.
 const TAIL_LINE_CHARS: usize = 400;
 
@@ -270,14 +272,20 @@ fn summary_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult
         files.entry(d.file.as_deref().unwrap_or("-")).or_default()[slot] += 1;
     }
     if files.len() > 1 {
-        let parts: Vec<String> = files
+        let mut ranked: Vec<(&str, [usize; 2])> = files.iter().map(|(f, n)| (*f, *n)).collect();
+        ranked.sort_by(|a, b| (b.1[0] + b.1[1]).cmp(&(a.1[0] + a.1[1])).then(a.0.cmp(b.0)));
+        let mut parts: Vec<String> = ranked
             .iter()
+            .take(SUMMARY_FILES)
             .map(|(file, [e, w])| match (e, w) {
                 (e, 0) => format!("{file} {e}"),
                 (0, w) => format!("{file} {w}w"),
                 (e, w) => format!("{file} {e}+{w}w"),
             })
             .collect();
+        if ranked.len() > SUMMARY_FILES {
+            parts.push(format!("{} more files", ranked.len() - SUMMARY_FILES));
+        }
         let _ = writeln!(text, "{}", parts.join(", "));
     }
     view.files = files;
@@ -362,34 +370,41 @@ fn list_within(text: &mut String, items: &[&Diagnostic], budget: &mut usize, cap
     listed
 }
 
-/// `+12 more errors: src/a.rs 8 (E0308 5, E0425 3), src/b.rs 4 (E0599 4)`.
+/// `+12 more errors (E0308 7, E0425 5) in 3 files: src/a.rs 8, src/b.rs 3, src/c.rs 1`.
 fn count_rest(text: &mut String, what: &str, rest: &[&Diagnostic]) {
     if rest.is_empty() {
         return;
     }
-    let mut files: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
-    for d in rest {
-        *files
-            .entry(d.file.as_deref().unwrap_or("-"))
-            .or_default()
-            .entry(d.code.as_deref().unwrap_or(""))
-            .or_default() += 1;
+    let by_code = ranked(rest.iter().filter_map(|d| d.code.as_deref()));
+    let by_file = ranked(rest.iter().map(|d| d.file.as_deref().unwrap_or("-")));
+    let codes = if by_code.is_empty() { String::new() } else { format!(" ({})", top(&by_code, REST_CODES, "codes")) };
+    let _ = writeln!(
+        text,
+        "+{} more {what}{codes} in {}: {}",
+        rest.len(),
+        plural(by_file.len(), "file", "files"),
+        top(&by_file, REST_FILES, "files")
+    );
+}
+
+/// Distinct values with their counts, most frequent first.
+fn ranked<'a>(values: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in values {
+        *counts.entry(v).or_default() += 1;
     }
-    let mut by_size: Vec<(&str, usize, &BTreeMap<&str, usize>)> =
-        files.iter().map(|(f, codes)| (*f, codes.values().sum(), codes)).collect();
-    by_size.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let parts: Vec<String> = by_size
-        .iter()
-        .take(REST_FILES)
-        .map(|(file, n, codes)| {
-            let named: Vec<String> =
-                codes.iter().filter(|(c, _)| !c.is_empty()).map(|(c, k)| format!("{c} {k}")).collect();
-            if named.is_empty() { format!("{file} {n}") } else { format!("{file} {n} ({})", named.join(", ")) }
-        })
-        .collect();
-    let more_files = by_size.len().saturating_sub(REST_FILES);
-    let tail = if more_files > 0 { format!(", {} more", plural(more_files, "file", "files")) } else { String::new() };
-    let _ = writeln!(text, "+{} more {what}: {}{tail}", rest.len(), parts.join(", "));
+    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    ranked
+}
+
+/// `a 3, b 2, 4 more files`.
+fn top(ranked: &[(&str, usize)], limit: usize, noun: &str) -> String {
+    let mut parts: Vec<String> = ranked.iter().take(limit).map(|(v, n)| format!("{v} {n}")).collect();
+    if ranked.len() > limit {
+        parts.push(format!("{} more {noun}", ranked.len() - limit));
+    }
+    parts.join(", ")
 }
 
 fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {

@@ -29,7 +29,9 @@ const ARTIFACT_DIR: &str = "artifacts";
 pub enum StoreError {
     #[error("run id {0:?} is not valid: run ids are 8 characters as printed by exec (e.g. \"k3x9a2bq\")")]
     BadRunId(String),
-    #[error("no run {0:?} in the store (it may have been pruned); list recent runs with `buildvise runs`")]
+    #[error(
+        "no run {0:?} in the store (it may have been pruned); send a run id from a recent exec answer (the CLI lists them: buildvise runs)"
+    )]
     UnknownRun(String),
     #[error("run {0} has no result yet: it is still running (or its process died); page its log instead")]
     StillRunning(String),
