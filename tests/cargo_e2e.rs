@@ -131,7 +131,7 @@ fn test_run_summary_and_panic_locations() {
     let text_run = sb.run(["log", &run_id(&answer), "--detail", "standard"]);
     let text = text_run.text();
     assert!(
-        text.starts_with("FAIL exit 101 · 2 errors · tests 1 passed, 2 failed, 1 skipped of 4 · run "),
+        text.starts_with("FAIL exit 101 · tests 1 passed, 2 failed, 1 skipped of 4 · run "),
         "{text_run}"
     );
     for line in [

@@ -9,9 +9,10 @@
 //! - `local-dep`: depends only on a folder inside itself, so `npm install` needs no registry.
 //!
 //! Dependencies are installed once with `npm ci` into `target/test-env/npm/NAME-HASH` (HASH of
-//! the lockfile, so a changed lockfile gets a fresh install) and each test copies that
-//! `node_modules` next to a fresh copy of the fixture's sources: Vitest writes its results cache
-//! into `node_modules`, so a shared tree would not stay as `npm ci` left it.
+//! the lockfile, so a changed lockfile gets a fresh install). Each test gets a fresh copy of the
+//! fixture's sources and a copy of that `node_modules` (directories anew, files hard-linked):
+//! Vitest writes its results cache into `node_modules`, so a shared tree would not stay as
+//! `npm ci` left it.
 //!
 //! Without node or npm the tests that need them say SKIPPED and pass; a failing `npm ci` fails.
 
@@ -86,6 +87,9 @@ fn install(name: &str) -> PathBuf {
         .stdin(Stdio::null())
         .output()
         .expect("npm runs");
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&partial);
+    }
     assert!(
         out.status.success(),
         "npm ci for fixture {name} failed:\n{}\n{}",
@@ -405,8 +409,9 @@ fn install_without_confirm_says_what_it_would_run_and_runs_nothing() {
     let dir = sources(&sb, "local-dep");
     let exec = run(&sb, ["exec", "npm.install", "--cwd", &cwd_arg(&dir), "--", "--no-audit"]);
     exec.expect_code(2);
-    assert!(exec.stderr.contains("npm.install changes the workspace, so nothing ran; to run `npm install"), "{exec}");
-    assert!(exec.stderr.trim_end().ends_with(": npm install --no-audit"), "names the command:{exec}");
+    assert!(exec.stderr.contains("npm.install changes the workspace, so nothing ran"), "{exec}");
+    assert!(exec.stderr.contains("`npm install --no-audit`"), "names the exact command:{exec}");
+    assert!(exec.stderr.contains("--confirm"), "says how to consent:{exec}");
     assert!(!dir.join("node_modules").exists(), "{exec}");
     assert!(runs(&sb).is_empty(), "nothing ran, so no run is stored");
 }

@@ -1,0 +1,82 @@
+//! The plugin from docs/plugins.md, built as a real library so the guide's code always compiles
+//! and works: `cargo build -p buildvise-plugin-api --example make_plugin`.
+
+use buildvise_plugin_api::{
+    split_location, CommandPlan, Diagnostic, DiagnosticSet, Line, Manifest, ParseContext, ParseResult,
+    Parser, PlanRequest, Plugin, RunEnd, Severity, ToolSpec, relative_to,
+};
+
+#[derive(Default)]
+pub struct MakePlugin;
+
+impl Plugin for MakePlugin {
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            name: "make".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            tools: vec![ToolSpec {
+                name: "make.build".into(),
+                description: "Build with make (make ARGS)".into(),
+                mutates_workspace: false,
+                timeout_secs: None,
+                args_hint: Some("make targets and VAR=value".into()),
+            }],
+        }
+    }
+
+    fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
+        if request.args.iter().any(|a| a.starts_with("SHELL=")) {
+            return Err("SHELL= would run another program; send targets and variables only".into());
+        }
+        Ok(CommandPlan { program: "make".into(), args: request.args.clone(), ..Default::default() })
+    }
+
+    fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
+        Box::new(MakeParser { cwd: context.cwd.clone(), found: DiagnosticSet::new() })
+    }
+}
+
+struct MakeParser {
+    cwd: String,
+    found: DiagnosticSet,
+}
+
+impl Parser for MakeParser {
+    fn feed(&mut self, line: Line<'_>) {
+        let text = line.text();
+        // Cheap test first: feed sees every line of a possibly huge output.
+        let Some((location, rest)) = text.split_once(": ") else { return };
+        let (severity, message) = match rest.split_once(": ") {
+            Some(("error", m)) => (Severity::Error, m),
+            Some(("warning", m)) => (Severity::Warning, m),
+            _ => return,
+        };
+        let Some((file, l, col)) = split_location(location) else { return };
+        let d = Diagnostic::new(severity, message)
+            .with_location(relative_to(file, &self.cwd), Some(l), col)
+            .with_log_range(line.number, line.number);
+        self.found.push(d);
+    }
+
+    fn finish(self: Box<Self>, _end: &RunEnd) -> ParseResult {
+        ParseResult { diagnostics: self.found.into_vec(), ..Default::default() }
+    }
+}
+
+buildvise_plugin_api::export_plugin!(MakePlugin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_gcc_errors() {
+        let parser = MakePlugin.parser(&ParseContext { cwd: "/p".into(), ..Default::default() });
+        let log = b"make: Entering directory '/p'\n/p/src/a.c:3:7: error: boom\nsrc/b.c:9:1: warning: unused\n";
+        let result = buildvise_plugin_api::testing::parse_log(parser, log, 2);
+        assert_eq!(result.diagnostics.len(), 2);
+        assert_eq!(result.diagnostics[0].file.as_deref(), Some("src/a.c"));
+        assert_eq!((result.diagnostics[0].line, result.diagnostics[0].column), (Some(3), Some(7)));
+        assert_eq!(result.diagnostics[1].severity, Severity::Warning);
+    }
+}
