@@ -130,10 +130,7 @@ fn test_run_summary_and_panic_locations() {
     // The text answer says the same in one line each.
     let text_run = sb.run(["log", &run_id(&answer), "--detail", "standard"]);
     let text = text_run.text();
-    assert!(
-        text.starts_with("FAIL exit 101 · tests 1 passed, 2 failed, 1 skipped of 4 · run "),
-        "{text_run}"
-    );
+    assert!(text.starts_with("FAIL exit 101 · tests 1 passed, 2 failed, 1 skipped of 4 · run "), "{text_run}");
     for line in [
         "src/lib.rs:7:9 tests::halves_negative: cannot halve a negative number: -4",
         "src/lib.rs:23:9 tests::doubles_wrongly: assertion `left == right` failed",

@@ -20,46 +20,7 @@ const MCP_REQUIREMENT: &str = "mcp>=2.3,<3";
 
 /// The virtual environment with the SDK, made on first use; None when there is no python3.
 fn mcp_venv() -> Option<PathBuf> {
-    let found = Command::new("python3").arg("--version").stdin(Stdio::null()).output();
-    if !found.is_ok_and(|out| out.status.success()) {
-        return None;
-    }
-    let env_dir = root().join("target/test-env");
-    std::fs::create_dir_all(&env_dir).expect("create target/test-env");
-    // Several test processes (and `cargo test` runs) may start at once: one makes the venv while
-    // the others wait, then all see it ready. The lock is released when the file is dropped.
-    let lock = std::fs::File::create(env_dir.join("mcp-venv.lock")).expect("create venv lock file");
-    lock.lock().expect("lock the venv");
-    let venv = env_dir.join("mcp-venv");
-    let stamp = venv.join(".buildvise-ready");
-    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(MCP_REQUIREMENT) {
-        match std::fs::remove_dir_all(&venv) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => panic!("removing a stale {}: {e}", venv.display()),
-        }
-        setup_step(Command::new("python3").arg("-m").arg("venv").arg(&venv));
-        setup_step(
-            Command::new(venv.join("bin/python"))
-                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-                .arg(MCP_REQUIREMENT),
-        );
-        std::fs::write(&stamp, MCP_REQUIREMENT).expect("mark the venv ready");
-    }
-    Some(venv)
-}
-
-/// Runs one provisioning command; panics with its output when it fails.
-fn setup_step(cmd: &mut Command) {
-    let shown = format!("{cmd:?}");
-    let out = cmd.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::python_venv("mcp-venv", MCP_REQUIREMENT)
 }
 
 /// `python tests/mcp_client.py CWD -- <buildvise serve as the sandbox runs it>`, with the

@@ -14,11 +14,11 @@
 
 mod common;
 
-use common::{Sandbox, plugin, root, run_command, run_id};
+use common::{Sandbox, plugin, root, run_command, run_id, setup_step};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
 /// The pytest the tests run: the version the corpus was captured with, so that what pytest
@@ -28,51 +28,7 @@ const PYTEST_VERSION: &str = "9.2.0";
 /// The shared virtual environment with pytest, made on first use; None when there is no python3.
 fn pytest_venv() -> Option<&'static Path> {
     static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
-    VENV.get_or_init(|| {
-        let found = Command::new("python3").arg("--version").stdin(Stdio::null()).output();
-        if !found.is_ok_and(|out| out.status.success()) {
-            return None;
-        }
-        let env_dir = root().join("target/test-env");
-        std::fs::create_dir_all(&env_dir).expect("create target/test-env");
-        // Several test processes (and `cargo test` runs) may start at once: one makes the venv
-        // while the others wait, then all see it ready.
-        let lock_path = env_dir.join("pytest-venv.lock");
-        let lock = std::fs::File::create(&lock_path).expect("create venv lock file");
-        lock.lock().expect("lock the venv");
-        let venv = env_dir.join("pytest-venv");
-        let stamp = venv.join(".buildvise-ready");
-        let wanted = format!("pytest=={PYTEST_VERSION}");
-        if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
-            match std::fs::remove_dir_all(&venv) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => panic!("removing a stale {}: {e}", venv.display()),
-            }
-            setup_step(Command::new("python3").arg("-m").arg("venv").arg(&venv));
-            setup_step(
-                Command::new(venv.join("bin/python"))
-                    .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-                    .arg(&wanted),
-            );
-            std::fs::write(&stamp, &wanted).expect("mark the venv ready");
-        }
-        Some(venv)
-    })
-    .as_deref()
-}
-
-/// Runs one provisioning command; panics with its output when it fails.
-fn setup_step(cmd: &mut Command) {
-    let shown = format!("{cmd:?}");
-    let out = cmd.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    VENV.get_or_init(|| common::python_venv("pytest-venv", &format!("pytest=={PYTEST_VERSION}"))).as_deref()
 }
 
 /// The cached venv, or None after saying loudly that the test is skipped.

@@ -260,3 +260,48 @@ pub fn run_command(cmd: &mut Command) -> Run {
     let out = cmd.output().expect("buildvise runs");
     Run::new(shown, out)
 }
+
+/// A virtual environment `target/test-env/NAME` with `requirement` pip-installed, made on first
+/// use and reused by later runs; None when there is no python3 (callers then skip loudly). Several
+/// test processes may ask at once: one builds the venv under a file lock while the others wait.
+/// A failed download panics: only a missing base toolchain is a reason to skip.
+pub fn python_venv(name: &str, requirement: &str) -> Option<PathBuf> {
+    let found = Command::new("python3").arg("--version").stdin(Stdio::null()).output();
+    if !found.is_ok_and(|out| out.status.success()) {
+        return None;
+    }
+    let env_dir = root().join("target/test-env");
+    std::fs::create_dir_all(&env_dir).expect("create target/test-env");
+    let lock = std::fs::File::create(env_dir.join(format!("{name}.lock"))).expect("create venv lock file");
+    lock.lock().expect("lock the venv");
+    let venv = env_dir.join(name);
+    let stamp = venv.join(".buildvise-ready");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(requirement) {
+        match std::fs::remove_dir_all(&venv) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("removing a stale {}: {e}", venv.display()),
+        }
+        setup_step(Command::new("python3").arg("-m").arg("venv").arg(&venv));
+        setup_step(
+            Command::new(venv.join("bin/python"))
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+                .arg(requirement),
+        );
+        std::fs::write(&stamp, requirement).expect("mark the venv ready");
+    }
+    Some(venv)
+}
+
+/// Runs one provisioning command; panics with its output when it fails.
+pub fn setup_step(cmd: &mut Command) {
+    let shown = format!("{cmd:?}");
+    let out = cmd.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{shown}: {e}"));
+    assert!(
+        out.status.success(),
+        "{shown} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

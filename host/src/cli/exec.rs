@@ -32,6 +32,8 @@ pub struct Args {
     args: Vec<String>,
 }
 
+const STATUS_WIDTH: usize = 100;
+
 /// Exit code when the run timed out, as `timeout(1)` uses.
 const EXIT_TIMEOUT: i32 = 124;
 /// Exit code when the run was cancelled (128 + SIGINT).
@@ -58,21 +60,10 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     let _ = ctrlc::set_handler(move || on_interrupt.cancel());
 
     let live = std::io::stderr().is_terminal() && !args.json;
+    // One status line, redrawn in place; cut to the terminal's usual width so it never wraps.
     let mut report = |p: &Progress| {
         if live {
-            let mut line = format!("{} lines", p.lines);
-            if p.errors > 0 {
-                line.push_str(&format!(" · {} errors", p.errors));
-            }
-            if p.tests > 0 {
-                line.push_str(&format!(" · {} tests", p.tests));
-            }
-            if !p.activity.is_empty() {
-                line.push_str(" · ");
-                line.push_str(&p.activity);
-            }
-            let width = 100;
-            let shown: String = line.chars().take(width).collect();
+            let shown: String = p.describe().chars().take(STATUS_WIDTH).collect();
             let _ = write!(std::io::stderr(), "\r\x1b[2K{shown}");
         }
     };

@@ -81,19 +81,13 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         print_json(&serde_json::to_value(&view)?)?;
         return Ok(0);
     }
+    // Not a stored run: no id to page, no duration worth showing.
     let meta = RunMeta {
-        id: "parsed".to_string(),
-        tool: args.tool.clone(),
-        program: String::new(),
-        args: Vec::new(),
-        cwd: cwd.display().to_string(),
         started_ms: 0,
         ended_ms: Some(0),
         status: RunStatus::Exited,
         exit_code: Some(args.exit_code),
-        lines: 0,
-        bytes: 0,
-        error: None,
+        ..RunMeta::starting("parsed", &args.tool, "", &[], &cwd.display().to_string())
     };
     let rendered = render_exec(
         None,

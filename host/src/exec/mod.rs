@@ -86,20 +86,7 @@ impl Engine {
                 return Err(e);
             }
         };
-        let mut meta = RunMeta {
-            id: run.id.clone(),
-            tool: req.tool.clone(),
-            program: plan.program.clone(),
-            args: plan.args.clone(),
-            cwd: cwd.display().to_string(),
-            started_ms: now_ms(),
-            ended_ms: None,
-            status: RunStatus::Running,
-            exit_code: None,
-            lines: 0,
-            bytes: 0,
-            error: None,
-        };
+        let mut meta = RunMeta::starting(&run.id, &req.tool, &plan.program, &plan.args, &cwd.display().to_string());
         self.store.write_meta(&run.dir, &meta)?;
         let _ = self.store.prune(&config.retention);
 

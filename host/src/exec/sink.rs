@@ -25,6 +25,25 @@ pub struct Progress {
     pub activity: String,
 }
 
+impl Progress {
+    /// `1532 lines, 2 errors, 40 tests: Compiling serde v1.0.219`, for a progress notification or
+    /// a terminal's status line.
+    pub fn describe(&self) -> String {
+        let mut text = format!("{} lines", self.lines);
+        if self.errors > 0 {
+            text.push_str(&format!(", {} errors", self.errors));
+        }
+        if self.tests > 0 {
+            text.push_str(&format!(", {} tests", self.tests));
+        }
+        if !self.activity.is_empty() {
+            text.push_str(": ");
+            text.push_str(&self.activity);
+        }
+        text
+    }
+}
+
 pub struct RunSink<'a> {
     pub log: LogWriter,
     pub parser: ParserHandle,

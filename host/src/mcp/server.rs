@@ -89,8 +89,7 @@ impl BuildServer {
                 while let Some(p) = progress_rx.recv().await {
                     let _ = peer
                         .notify_progress(
-                            ProgressNotificationParam::new(token.clone(), p.lines as f64)
-                                .with_message(progress_message(&p)),
+                            ProgressNotificationParam::new(token.clone(), p.lines as f64).with_message(p.describe()),
                         )
                         .await;
                 }
@@ -140,21 +139,6 @@ impl BuildServer {
         let visible = registry.tools().filter(|t| self.access.visible(&t.spec, &config));
         render::render_list(visible, &registry.failures, &registry.clashes)
     }
-}
-
-fn progress_message(p: &Progress) -> String {
-    let mut message = format!("{} lines", p.lines);
-    if p.errors > 0 {
-        message.push_str(&format!(", {} errors", p.errors));
-    }
-    if p.tests > 0 {
-        message.push_str(&format!(", {} tests", p.tests));
-    }
-    if !p.activity.is_empty() {
-        message.push_str(": ");
-        message.push_str(&p.activity);
-    }
-    message
 }
 
 /// Decodes `%20`-style escapes in a file URI's path.

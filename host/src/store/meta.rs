@@ -41,6 +41,24 @@ pub struct RunMeta {
 }
 
 impl RunMeta {
+    /// A run starting now.
+    pub fn starting(id: &str, tool: &str, program: &str, args: &[String], cwd: &str) -> Self {
+        RunMeta {
+            id: id.to_string(),
+            tool: tool.to_string(),
+            program: program.to_string(),
+            args: args.to_vec(),
+            cwd: cwd.to_string(),
+            started_ms: now_ms(),
+            ended_ms: None,
+            status: RunStatus::Running,
+            exit_code: None,
+            lines: 0,
+            bytes: 0,
+            error: None,
+        }
+    }
+
     pub fn duration_ms(&self) -> Option<u64> {
         self.ended_ms.map(|end| end.saturating_sub(self.started_ms))
     }

@@ -187,20 +187,7 @@ mod tests {
     use super::*;
 
     fn meta(id: &str) -> RunMeta {
-        RunMeta {
-            id: id.to_string(),
-            tool: "cargo.build".into(),
-            program: "cargo".into(),
-            args: vec![],
-            cwd: "/p".into(),
-            started_ms: now_ms(),
-            ended_ms: None,
-            status: RunStatus::Running,
-            exit_code: None,
-            lines: 0,
-            bytes: 0,
-            error: None,
-        }
+        RunMeta::starting(id, "cargo.build", "cargo", &[], "/p")
     }
 
     #[test]

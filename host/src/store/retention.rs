@@ -89,18 +89,11 @@ mod tests {
         let run = store.create_run().unwrap();
         std::fs::write(run.dir.join("output.log"), vec![b'x'; payload]).unwrap();
         let meta = RunMeta {
-            id: run.id.clone(),
-            tool: "t.x".into(),
-            program: "x".into(),
-            args: vec![],
-            cwd: "/".into(),
             started_ms,
             ended_ms: Some(started_ms),
             status: RunStatus::Exited,
             exit_code: Some(0),
-            lines: 0,
-            bytes: 0,
-            error: None,
+            ..RunMeta::starting(&run.id, "t.x", "x", &[], "/")
         };
         store.write_meta(&run.dir, &meta).unwrap();
         run.id
@@ -145,20 +138,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let store = Store::open(root.path()).unwrap();
         let running = store.create_run().unwrap();
-        let meta = RunMeta {
-            id: running.id.clone(),
-            tool: "t.x".into(),
-            program: "x".into(),
-            args: vec![],
-            cwd: "/".into(),
-            started_ms: 1,
-            ended_ms: None,
-            status: RunStatus::Running,
-            exit_code: None,
-            lines: 0,
-            bytes: 0,
-            error: None,
-        };
+        let meta = RunMeta { started_ms: 1, ..RunMeta::starting(&running.id, "t.x", "x", &[], "/") };
         store.write_meta(&running.dir, &meta).unwrap();
         let removed = store.prune(&Retention { max_runs: 0, max_age: Duration::ZERO, max_bytes: 0 }).unwrap();
         assert!(removed.is_empty());
