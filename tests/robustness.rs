@@ -402,3 +402,69 @@ fn an_unknown_tool_gets_a_suggestion_and_nothing_runs() {
     parse.expect_code(2);
     assert!(parse.stderr.contains("did you mean") && parse.stderr.contains("panicky.sh"), "{parse}");
 }
+
+#[test]
+fn two_plugins_claiming_one_tool_are_reported_and_the_first_wins() {
+    // The same library under a second name claims every panicky.* tool a second time.
+    let twin_dir = tempfile::tempdir().expect("temp dir");
+    let name = |stem: &str| format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+    std::fs::copy(
+        test_plugins().join(name("buildvise_plugin_panicky")),
+        twin_dir.path().join(name("buildvise_plugin_twin")),
+    )
+    .expect("copy the plugin");
+    let sb = Sandbox::new(&[test_plugins(), twin_dir.path()]);
+    let list = sb.run(["list", "--json"]);
+    list.expect_code(0);
+    let answer = list.json();
+    let clashes = answer["clashes"].as_array().unwrap_or_else(|| panic!("no clashes reported:{list}"));
+    let clashed: BTreeSet<&str> = clashes.iter().map(|c| c["tool"].as_str().expect("tool")).collect();
+    assert!(clashed.contains("panicky.sh"), "{list}");
+    for clash in clashes {
+        assert!(clash["kept"].as_str().expect("kept").ends_with(&name("buildvise_plugin_panicky")), "{list}");
+        assert!(clash["ignored"].as_str().expect("ignored").ends_with(&name("buildvise_plugin_twin")), "{list}");
+    }
+    let text = sb.run(["list"]);
+    assert!(text.text().contains("clash: panicky.sh is claimed by"), "{text}");
+    // The tool still runs, through the first library.
+    sh(&sb, &[], "echo fine").expect_code(0);
+}
+
+#[test]
+fn several_processes_share_one_store() {
+    let sb = sandbox();
+    // Retention runs at every exec start, in every process, while the others write.
+    let config = sb.config().join("buildvise");
+    std::fs::create_dir_all(&config).expect("config dir");
+    std::fs::write(config.join("config.toml"), "[retention]\nmax_runs = 50\n").expect("config");
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            let mut cmd = sb.command([
+                "exec",
+                "panicky.sh",
+                "--json",
+                "--",
+                &format!("for n in 1 2 3; do echo proc{i} line$n; done"),
+            ]);
+            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+            (i, cmd.spawn().expect("spawn exec"))
+        })
+        .collect();
+    let mut seen = BTreeMap::new();
+    for (i, child) in children {
+        let out = child.wait_with_output().expect("exec ends");
+        assert_eq!(out.status.code(), Some(0), "exec {i}: {}", String::from_utf8_lossy(&out.stderr));
+        let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON answer");
+        seen.insert(answer["runId"].as_str().expect("run id").to_string(), i);
+    }
+    assert_eq!(seen.len(), 6, "run ids collided: {seen:?}");
+    let stored: BTreeSet<String> = ids(&runs(&sb)).into_iter().collect();
+    assert_eq!(stored, seen.keys().cloned().collect::<BTreeSet<_>>());
+    for (id, i) in &seen {
+        let page = sb.run(["log", id, "--grep", "line"]);
+        page.expect_code(0);
+        let text = page.text();
+        assert_eq!(text.matches(&format!("proc{i} line")).count(), 3, "{page}");
+        assert!(!text.contains(&format!("proc{} ", (i + 1) % 6)), "another run's lines leaked in:{page}");
+    }
+}
