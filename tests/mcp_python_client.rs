@@ -71,7 +71,7 @@ fn the_python_sdk_lists_execs_and_follows_the_hint() {
 
     let exec = &report["exec"];
     assert_eq!(exec["isError"], false, "{exec:#}");
-    assert!(text(exec).starts_with("FAIL exit 101 · 2 errors, 1 warning · run "), "{exec:#}");
+    assert!(text(exec).starts_with("FAIL exit 101 · run "), "{exec:#}");
     let structured = &exec["structuredContent"];
     let id = structured["runId"].as_str().expect("runId");
     assert_eq!((structured["errors"].as_u64(), structured["warnings"].as_u64()), (Some(2), Some(1)), "{exec:#}");

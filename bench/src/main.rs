@@ -54,6 +54,8 @@ pub struct Setup {
     pub bin: PathBuf,
     pub corpus: PathBuf,
     pub scorer: PathBuf,
+    /// The directory holding the test plugin `panicky` (see [`build_test_plugin`]).
+    pub test_plugins: PathBuf,
     pub reps: usize,
     pub quick: bool,
     /// Holds an empty config home and per-figure run stores; removed when the bench ends.
@@ -145,10 +147,7 @@ fn setup(args: &Args) -> anyhow::Result<Setup> {
         None => std::env::current_exe()?.with_file_name("buildvise"),
     };
     if !bin.is_file() {
-        bail!(
-            "{} is missing: build it first with `cargo build --release --workspace` (or pass --bin)",
-            bin.display()
-        );
+        bail!("{} is missing: build it first with `cargo build --release --workspace` (or pass --bin)", bin.display());
     }
     let shared = args.shared.clone().unwrap_or_else(|| repo.join("../shared"));
     let corpus = shared.join("corpus");
@@ -164,6 +163,7 @@ fn setup(args: &Args) -> anyhow::Result<Setup> {
     let scratch = tempfile::Builder::new().prefix("buildvise-bench-").tempdir()?;
     std::fs::create_dir_all(scratch.path().join("config"))?;
     Ok(Setup {
+        test_plugins: build_test_plugin(&repo)?,
         repo,
         bin: std::fs::canonicalize(&bin)?,
         corpus: std::fs::canonicalize(corpus)?,
@@ -172,6 +172,23 @@ fn setup(args: &Args) -> anyhow::Result<Setup> {
         quick: args.quick,
         scratch,
     })
+}
+
+/// Builds the test plugin `tests/plugins/panicky` into its own target dir and returns the
+/// directory holding the library. Its `panicky.sh` tool runs a shell script: the only way to
+/// make `exec` run a given command, since no first-party tool runs arbitrary programs.
+fn build_test_plugin(repo: &Path) -> anyhow::Result<PathBuf> {
+    let target = repo.join("target/bench-plugins");
+    eprintln!("bench: building the test plugin tests/plugins/panicky…");
+    run_ok(
+        Command::new("cargo")
+            .args(["build", "--release", "--quiet", "-p", "buildvise-plugin-panicky", "--manifest-path"])
+            .arg(repo.join("tests/plugins/Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target),
+        "building the test plugin tests/plugins/panicky",
+    )?;
+    Ok(target.join("release"))
 }
 
 /// Runs a command to its end and fails with its stderr when it fails.

@@ -18,6 +18,7 @@ const FIXTURE: &str = "tests/fixtures/cargo/tests";
 
 pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     exec_overhead(setup, report)?;
+    breakdown(setup, report)?;
     server_ready(setup, report)
 }
 
@@ -40,22 +41,10 @@ fn exec_overhead(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     run_ok(&mut through(), "buildvise exec cargo.check on the fixture crate")?;
     run_ok(&mut direct(), "cargo check on the fixture crate")?;
 
-    let mut differences = Vec::with_capacity(setup.reps);
-    let mut ratios = Vec::with_capacity(setup.reps);
-    let mut direct_ms = Vec::with_capacity(setup.reps);
-    for i in 0..setup.reps {
-        // Alternating which goes first cancels drift (caches, CPU frequency) between the two.
-        let (d, t) = if i % 2 == 0 {
-            let d = time_ms(&mut direct(), "cargo check")?;
-            (d, time_ms(&mut through(), "buildvise exec cargo.check")?)
-        } else {
-            let t = time_ms(&mut through(), "buildvise exec cargo.check")?;
-            (time_ms(&mut direct(), "cargo check")?, t)
-        };
-        differences.push(t - d);
-        ratios.push(t / d);
-        direct_ms.push(d);
-    }
+    let pairs = paired(setup.reps, direct, through)?;
+    let differences: Vec<f64> = pairs.iter().map(|(d, t)| t - d).collect();
+    let ratios: Vec<f64> = pairs.iter().map(|(d, t)| t / d).collect();
+    let direct_ms: Vec<f64> = pairs.iter().map(|(d, _)| *d).collect();
     report.figures.push(Figure::info(
         SECTION,
         format!("`cargo check`, no-op, direct (median of {})", setup.reps),
@@ -73,6 +62,60 @@ fn exec_overhead(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
          close it.",
     ));
     Ok(())
+}
+
+/// Where a no-op exec's time goes: process start, plugin loading, and the rest of `exec` (store,
+/// threads, parser, render) on a command that does nothing.
+fn breakdown(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
+    let store = setup.fresh_dir("breakdown-store")?;
+    let mut start = Vec::with_capacity(setup.reps);
+    let mut loading = Vec::with_capacity(setup.reps);
+    for _ in 0..setup.reps {
+        start.push(time_ms(setup.buildvise(&store).arg("--version"), "buildvise --version")?);
+        loading.push(time_ms(setup.buildvise(&store).arg("list"), "buildvise list")?);
+    }
+    let pairs = paired(
+        setup.reps,
+        || {
+            let mut c = Command::new("sh");
+            c.args(["-c", "true"]);
+            c
+        },
+        || {
+            let mut c = setup.buildvise(&store);
+            c.arg("--plugin-dir").arg(&setup.test_plugins).args(["exec", "panicky.sh", "--", "true"]);
+            c
+        },
+    )?;
+    report.figures.push(Figure::info(SECTION, "`buildvise --version` (process start)", num(median(&start), "ms")));
+    report.figures.push(Figure::info(
+        SECTION,
+        "`buildvise list` (start + loading the plugins)",
+        num(median(&loading), "ms"),
+    ));
+    report.figures.push(Figure::info(
+        SECTION,
+        "`exec panicky.sh -- true` − `sh -c true`, median of paired differences",
+        num(median(&pairs.iter().map(|(d, t)| t - d).collect::<Vec<_>>()), "ms"),
+    ));
+    Ok(())
+}
+
+/// `reps` pairs of (direct, through buildvise) wall times in ms, in alternating order so that
+/// drift (caches, CPU frequency, other load) falls on both sides alike.
+fn paired(reps: usize, direct: impl Fn() -> Command, through: impl Fn() -> Command) -> anyhow::Result<Vec<(f64, f64)>> {
+    let mut pairs = Vec::with_capacity(reps);
+    for i in 0..reps {
+        let pair = if i % 2 == 0 {
+            let d = time_ms(&mut direct(), "the direct command")?;
+            (d, time_ms(&mut through(), "the command through buildvise")?)
+        } else {
+            let t = time_ms(&mut through(), "the command through buildvise")?;
+            (time_ms(&mut direct(), "the direct command")?, t)
+        };
+        pairs.push(pair);
+    }
+    Ok(pairs)
 }
 
 fn server_ready(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {

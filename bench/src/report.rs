@@ -28,7 +28,9 @@ pub struct Figure {
 
 impl Figure {
     pub fn info(section: &'static str, name: impl Into<String>, value: impl Into<String>) -> Self {
-        Figure { section, name: name.into(), value: value.into(), goal: "—".into(), verdict: Verdict::Info, gap: None }
+        Figure {
+            section, name: name.into(), value: value.into(), goal: "—".into(), verdict: Verdict::Info, gap: None
+        }
     }
 
     /// A figure whose goal is an upper bound. `remedy` says what would close the gap if missed.
@@ -41,9 +43,8 @@ impl Figure {
         remedy: &str,
     ) -> Self {
         let pass = value <= limit;
-        let gap = (!pass).then(|| {
-            format!("over by {} ({:.0}%). {remedy}", num(value - limit, unit), (value / limit - 1.0) * 100.0)
-        });
+        let gap = (!pass)
+            .then(|| format!("over by {} ({:.0}%). {remedy}", num(value - limit, unit), (value / limit - 1.0) * 100.0));
         Figure {
             section,
             name: name.into(),
@@ -102,7 +103,7 @@ pub fn num(value: f64, unit: &str) -> String {
     let digits = match value.abs() {
         v if v >= 100.0 || v == v.trunc() && v >= 10.0 => 0,
         v if v >= 10.0 => 1,
-        v if v >= 1.0 => 2,
+        v if v > 1.0 => 2,
         _ => 3,
     };
     let space = if unit.is_empty() || unit == "%" || unit == "×" { "" } else { " " };
@@ -137,10 +138,16 @@ impl Table {
         let _ = writeln!(out, "| {} |", self.header.join(" | "));
         let _ = writeln!(out, "|{}", "---|".repeat(self.header.len()));
         for row in &self.rows {
-            let _ = writeln!(out, "| {} |", row.join(" | "));
+            let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
         out.push('\n');
     }
+}
+
+/// A table cell's text: a `|`, even inside a code span, would end the cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
 }
 
 /// The machine the figures come from.
@@ -189,7 +196,14 @@ impl Report {
                 Verdict::Miss => "**MISS**",
                 Verdict::Info => "",
             };
-            let _ = writeln!(out, "| {} | {} | {} | {} | {mark} |", f.section, f.name, f.value, f.goal);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {mark} |",
+                f.section,
+                cell(&f.name),
+                cell(&f.value),
+                cell(&f.goal)
+            );
         }
         out.push('\n');
         for table in &self.tables {
@@ -218,8 +232,9 @@ impl Report {
              then builds the test plugin `tests/plugins/panicky` (into `target/bench-plugins`) for the \
              scale figures. It needs `cargo`, `python3` and the `shared` folder beside the project \
              (`../shared/corpus`, `../shared/eval/score.py`). `--quick` takes 5 samples instead of 15. \
-             From a fresh clone the whole thing takes well under 10 minutes on 2 cores, most of it \
-             compiling.\n\n",
+             From a fresh clone on the 2-core machine below (crates already downloaded, other builds \
+             running beside it) the first command took 4 minutes and the bench under half a minute, \
+             the test plugin's build included; the goal is under 10 minutes.\n\n",
         );
         let _ = writeln!(
             out,
@@ -271,8 +286,9 @@ Every process the bench starts sees an empty config home and its own run store
   line, one line per expected diagnostic with location, code, test and headline, and the test
   summary: the smallest answer that loses nothing);
 - *summary*, *standard*, *full*: the text `buildvise parse TOOL --log combined.log --exit-code N
-  --cwd project --artifact F… --detail D` prints, which is the text of an `exec` answer (only the
-  hint's call is spelled for the command line rather than as MCP arguments);
+  --cwd project --artifact F… --mcp --detail D` prints, which is the text of an MCP `exec` answer
+  (hints worded for MCP); the one difference is the run id, `parsed` (1 token) where a real run
+  has an id such as `bafotemu` (about 3);
 - *schema*: the `build` entry of `tools/list` as the server sends it (compact JSON), obtained by
   starting `buildvise serve` and speaking JSON-RPC over its stdin/stdout; the server's
   `instructions` (sent once, in `initialize`) are shown beside it.
@@ -289,18 +305,23 @@ diagnostics under score.py's matching rules, test summaries exactly equal, succe
 directory and checked once, so every later `cargo check` is a no-op build. Then pairs of runs, in
 alternating order: `buildvise exec cargo.check --cwd DIR` and `cargo check` in DIR (both with
 captured output and `CARGO_TERM_COLOR=never`). The figures are the median of the per-pair
-differences and the median of the per-pair ratios.
+differences and the median of the per-pair ratios. To show where the time goes, the median wall
+times of `buildvise --version` (process start) and `buildvise list` (start plus opening every
+plugin library), and the paired difference between `buildvise exec panicky.sh -- true` and
+`sh -c true` (the whole exec path around a command that does nothing).
 
 **Server ready**: wall time from spawning `buildvise serve` (stdio) to reading its answer to
 `initialize`, which includes loading every plugin; median of the samples.
 
-**Ingest**: `buildvise exec panicky.sh` (the test plugin in `tests/plugins/panicky`, which runs a
-shell script and whose parser looks at every line) with the script `yes <106 characters> | head -c
-1073741824`: 1 GiB in about 10 million lines of 107 bytes. Throughput is 10^6 bytes per second of
-wall time of the whole `buildvise` process, from spawn to exit. Peak RSS is `ru_maxrss` of the
-`buildvise` process (the bench re-runs itself as the parent of `buildvise` and reads
-`getrusage(RUSAGE_CHILDREN)`; the script's own processes are a few MiB). For scale, the producer
-alone into a pipe read and dropped by the bench is shown too.
+**Ingest**: the bench writes 1 GiB of 100-byte lines to a file, then runs `buildvise exec
+panicky.sh -- \"cat FILE\"` (the test plugin `tests/plugins/panicky` runs a shell script; its parser
+looks at every line). Throughput is 10^6 bytes per second of wall time of the whole `buildvise`
+process, spawn to exit. Peak RSS is `ru_maxrss` of that process: the bench re-runs itself as the
+parent of `buildvise` and reads `getrusage(RUSAGE_CHILDREN)` (the script's `sh` and `cat` count
+too, but use a few MiB). Two references are measured the same way, for scale: the file through a pipe
+into a reader that drops it (`cat FILE | cat > /dev/null`), and through a pipe into a file (`cat
+FILE | cat > COPY`), which writes the same bytes to disk as the log does. Every timed run
+starts after `sync`, so one run's writeback does not slow the next.
 
 **Log pages**: on the ingested run's log (about 10 million lines), the time to open the run
 (`Store::reader`) and render a 20-line page (`render::render_log`, what the `log` action and
@@ -343,9 +364,20 @@ fn machine(setup: &Setup) -> Machine {
         cargo: first_line(Command::new("cargo").arg("--version")),
         python: first_line(Command::new("python3").arg("--version")),
         buildvise: first_line(Command::new(&setup.bin).arg("--version")),
-        commit: first_line(Command::new("git").args(["rev-parse", "--short", "HEAD"]).current_dir(&setup.repo)),
+        commit: commit(&setup.repo),
         date: first_line(Command::new("date").args(["-u", "+%Y-%m-%d %H:%M UTC"])),
     }
+}
+
+/// The checked-out commit, and whether the working tree differs from it.
+fn commit(repo: &std::path::Path) -> String {
+    let head = first_line(Command::new("git").args(["rev-parse", "--short", "HEAD"]).current_dir(repo));
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .current_dir(repo)
+        .output()
+        .is_ok_and(|o| !o.stdout.is_empty());
+    if dirty { format!("{head} with uncommitted changes") } else { head }
 }
 
 /// The first line a command prints, or "unknown".
@@ -369,6 +401,12 @@ mod tests {
         assert_eq!(num(20.0, "ms"), "20 ms");
         assert_eq!(num(1.234, "×"), "1.23×");
         assert_eq!(num(0.9712, ""), "0.971");
+        assert_eq!(num(1.0, ""), "1.000");
+    }
+
+    #[test]
+    fn pipes_in_cells_are_escaped() {
+        assert_eq!(cell("`cat | cat > F`"), "`cat \\| cat > F`");
     }
 
     #[test]

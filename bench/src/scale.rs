@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use buildvise::render::{LogQuery, Surface, render_log};
 use buildvise::store::{RunStatus, Store, StreamFilter};
 use std::ffi::OsString;
-use std::io::Read;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,8 +22,10 @@ const MAX_PEAK_RSS_MIB: f64 = 64.0;
 const MAX_PAGE_MS: f64 = 2.0;
 
 const GIB: u64 = 1 << 30;
-/// 106 characters, so that with its newline a line is 107 bytes and 1 GiB is about 10 million lines.
-const LINE: &str = "ingest 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 the quick brown fox jumps";
+/// 99 characters: with its newline a line is 100 bytes, and 1 GiB is 10.7 million lines.
+const LINE: &str =
+    "ingest 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 the quick brown.";
+const _: () = assert!(LINE.len() == 99);
 const PAGE_LINES: u64 = 20;
 /// Page latency samples per position.
 const PAGE_SAMPLES: usize = 50;
@@ -36,26 +38,12 @@ pub const RUSAGE_MODE: &str = "__measure-child";
 const RUSAGE_TAG: &str = "bench-measure";
 
 pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
-    let plugins = build_test_plugin(setup)?;
-    let store = ingest(setup, report, &plugins)?;
+    let plugins = setup.test_plugins.as_path();
+    let store = ingest(setup, report, plugins)?;
     pages(setup, report, &store)?;
     // The 1 GiB log is no longer needed; free the disk before the next figure.
     std::fs::remove_dir_all(&store)?;
-    concurrent(setup, report, &plugins)
-}
-
-/// Builds `tests/plugins/panicky` into its own target dir; returns the directory holding the library.
-fn build_test_plugin(setup: &Setup) -> anyhow::Result<PathBuf> {
-    let target = setup.repo.join("target/bench-plugins");
-    run_ok(
-        Command::new("cargo")
-            .args(["build", "--release", "--quiet", "-p", "buildvise-plugin-panicky", "--manifest-path"])
-            .arg(setup.repo.join("tests/plugins/Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target),
-        "building the test plugin tests/plugins/panicky",
-    )?;
-    Ok(target.join("release"))
+    concurrent(setup, report, plugins)
 }
 
 /// `buildvise exec panicky.sh -- SCRIPT` with the test plugin, isolated, writing to `store`.
@@ -66,36 +54,50 @@ fn exec_script(setup: &Setup, plugins: &Path, store: &Path, script: &str) -> Com
 }
 
 fn ingest(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<PathBuf> {
-    let script = format!("yes '{LINE}' | head -c {GIB}");
-    let producer = producer_alone(&script)?;
+    let source = write_source(setup)?;
+    let script = format!("cat '{}'", source.display());
     let runs = if setup.quick { 1 } else { 3 };
+    let mut producer = Vec::with_capacity(runs);
+    let mut copy = Vec::with_capacity(runs);
     let mut rates = Vec::with_capacity(runs);
     let mut peak_kib = 0;
     let mut store = PathBuf::new();
     for _ in 0..runs {
+        producer.push(mb_per_s(time_script(&format!("{script} | cat > /dev/null"))?));
+        let target = setup.scratch.path().join("copy.log");
+        copy.push(mb_per_s(time_script(&format!("{script} | cat > '{}'", target.display()))?));
+        std::fs::remove_file(&target)?;
+
         store = setup.fresh_dir("ingest-store")?;
         let plain = exec_script(setup, plugins, &store, &script);
         let mut command = Command::new(std::env::current_exe()?);
         setup.isolate(&mut command, &store).arg(RUSAGE_MODE).arg(plain.get_program()).args(plain.get_args());
+        sync()?;
         let measured = measure(&mut command)?;
         if measured.code != 0 {
             bail!("buildvise exec of 1 GiB exited with {}", measured.code);
         }
-        rates.push(GIB as f64 / measured.wall.as_secs_f64() / 1e6);
+        rates.push(mb_per_s(measured.wall));
         peak_kib = peak_kib.max(measured.max_rss_kib);
     }
+    std::fs::remove_file(&source)?;
     let meta = only_run(&store)?;
     if meta.bytes < GIB {
         bail!("the 1 GiB run stored only {} bytes", meta.bytes);
     }
     report.figures.push(Figure::info(
         SECTION,
-        "producer alone (`yes | head -c 1GiB` into a pipe)",
-        num(GIB as f64 / producer.as_secs_f64() / 1e6, "MB/s"),
+        format!("1 GiB through a pipe, read and dropped (median of {runs})"),
+        num(median(&producer), "MB/s"),
+    ));
+    report.figures.push(Figure::info(
+        SECTION,
+        format!("1 GiB through a pipe into a file, `cat | cat > F` (median of {runs})"),
+        num(median(&copy), "MB/s"),
     ));
     report.figures.push(Figure::at_least(
         SECTION,
-        format!("ingest 1 GiB through `exec` ({} lines; median of {runs})", meta.lines),
+        format!("ingest 1 GiB through `exec`, {} lines (median of {runs})", meta.lines),
         median(&rates),
         MIN_INGEST_MB_S,
         "MB/s",
@@ -113,15 +115,38 @@ fn ingest(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<
     Ok(store)
 }
 
-/// Wall time for the script's output to flow through a pipe into a reader that drops it.
-fn producer_alone(script: &str) -> anyhow::Result<Duration> {
+/// Writes the 1 GiB the runs print: [`LINE`] over and over, cut at exactly 1 GiB. A file read by
+/// `cat` is a producer several times faster than the goal, so the figure measures buildvise.
+fn write_source(setup: &Setup) -> anyhow::Result<PathBuf> {
+    let path = setup.scratch.path().join("source.log");
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path)?);
+    let line = format!("{LINE}\n");
+    let mut left = GIB as usize;
+    while left > 0 {
+        let take = left.min(line.len());
+        out.write_all(&line.as_bytes()[..take])?;
+        left -= take;
+    }
+    out.flush()?;
+    Ok(path)
+}
+
+/// Flushes dirty pages so that one run's writeback does not slow the next one down.
+fn sync() -> anyhow::Result<()> {
+    run_ok(&mut Command::new("sync"), "sync")?;
+    Ok(())
+}
+
+/// Wall time of `sh -c script`, after a sync.
+fn time_script(script: &str) -> anyhow::Result<Duration> {
+    sync()?;
     let started = Instant::now();
-    let mut child = Command::new("sh").args(["-c", script]).stdout(Stdio::piped()).spawn()?;
-    let Some(mut out) = child.stdout.take() else { bail!("sh has no stdout") };
-    let mut buf = vec![0u8; 1 << 20];
-    while out.read(&mut buf)? > 0 {}
-    child.wait()?;
+    run_ok(Command::new("sh").args(["-c", script]), script)?;
     Ok(started.elapsed())
+}
+
+fn mb_per_s(wall: Duration) -> f64 {
+    GIB as f64 / wall.as_secs_f64() / 1e6
 }
 
 fn only_run(store: &Path) -> anyhow::Result<buildvise::store::RunMeta> {
@@ -281,4 +306,5 @@ pub fn measure_child(argv: Vec<OsString>) -> anyhow::Result<()> {
     Ok(())
 }
 
-const INGEST_REMEDY: &str = "See the producer-alone figure for the ceiling of the pipe itself.";
+const INGEST_REMEDY: &str =
+    "Compare with the pipe-into-a-file figure, the ceiling for anything that stores the output.";

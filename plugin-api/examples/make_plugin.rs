@@ -2,8 +2,8 @@
 //! and works: `cargo build -p buildvise-plugin-api --example make_plugin`.
 
 use buildvise_plugin_api::{
-    split_location, CommandPlan, Diagnostic, DiagnosticSet, Line, Manifest, ParseContext, ParseResult,
-    Parser, PlanRequest, Plugin, RunEnd, Severity, ToolSpec, relative_to,
+    CommandPlan, Diagnostic, DiagnosticSet, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest, Plugin,
+    RunEnd, Severity, ToolSpec, relative_to, split_location,
 };
 
 #[derive(Default)]

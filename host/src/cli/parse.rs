@@ -34,6 +34,9 @@ pub struct Args {
     /// Print the whole result as JSON.
     #[arg(long)]
     json: bool,
+    /// Word hints as the MCP tool does, so the text is exactly what an agent reads.
+    #[arg(long)]
+    mcp: bool,
     #[command(flatten)]
     detail: DetailArgs,
 }
@@ -94,7 +97,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         &Finished { meta, result },
         args.detail.detail,
         args.detail.max_lines(&config)?,
-        Surface::Cli,
+        if args.mcp { Surface::Mcp } else { Surface::Cli },
     );
     print_text(&rendered.text)?;
     Ok(0)

@@ -4,7 +4,7 @@
 //! lines 2-13 of 40
 //! 2|error[E0308]: mismatched types
 //! 3|  --> src/lib.rs:14:28
-//! more: {"action":"log","runId":"k3x9a2bq","startLine":14}
+//! more: {"action":"log","runId":"bafotemu","startLine":14}
 //! ```
 
 use super::{Rendered, Surface, clip, log_call};

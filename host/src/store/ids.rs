@@ -1,11 +1,19 @@
-//! Run ids: 8 random characters from a small alphabet, validated before any path is built.
+//! Run ids: 8 characters, validated before any path is built.
+//!
+//! New ids are four random consonant-vowel syllables (`bafotemu`): every answer and every `log`
+//! call carries the id, and pronounceable ids cost an agent about half the tokens of random
+//! alphanumerics (o200k: `run bafotemu` 4 tokens, `run k3x9a2bq` 9). 14 × 5 syllables, four of
+//! them: 24 million ids, uniqueness enforced by creating the run's directory exclusively.
 
 use super::StoreError;
 
-const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+const CONSONANTS: &[u8] = b"bdfgklmnprstvz";
+const VOWELS: &[u8] = b"aeiou";
+/// What a valid id may hold: lowercase letters and digits (ids from older versions included).
+const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 const LEN: usize = 8;
 
-/// A fresh random id. Uniqueness is enforced by creating its directory exclusively.
+/// A fresh random id.
 pub fn new_run_id() -> String {
     let mut bytes = [0u8; LEN];
     if getrandom::fill(&mut bytes).is_err() {
@@ -17,7 +25,14 @@ pub fn new_run_id() -> String {
             *b = (mixed >> (i * 7)) as u8;
         }
     }
-    bytes.iter().map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char).collect()
+    bytes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let letters = if i % 2 == 0 { CONSONANTS } else { VOWELS };
+            letters[usize::from(*b) % letters.len()] as char
+        })
+        .collect()
 }
 
 /// Accepts exactly what [`new_run_id`] makes, so that `../x` or `/etc` never reach the filesystem.

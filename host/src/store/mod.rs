@@ -27,7 +27,7 @@ const ARTIFACT_DIR: &str = "artifacts";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("run id {0:?} is not valid: run ids are 8 characters as printed by exec (e.g. \"k3x9a2bq\")")]
+    #[error("run id {0:?} is not valid: run ids are 8 characters as printed by exec (e.g. \"bafotemu\")")]
     BadRunId(String),
     #[error(
         "no run {0:?} in the store (it may have been pruned); send a run id from a recent exec answer (the CLI lists them: buildvise runs)"
