@@ -139,12 +139,12 @@ mod tests {
     fn stylish_rows_with_and_without_rule() {
         let result = parse(
             "\n> api@1.0.0 lint\n> eslint .\n\n\n\
-             /work/api/src/router.js\n\
+             /home/dev/api/src/router.js\n\
              \x20  4:3   error    Unexpected var, use let or const instead  no-var\n\
              \x20 10:24  warning  Expected { after 'if' condition           curly\n\
              \x20 12:9   error    Parsing error: Unexpected token ;\n\
              \n\
-             /work/api/src/ts.ts\n\
+             /home/dev/api/src/ts.ts\n\
              \x20 1:10  error  'x' is defined but never used  @typescript-eslint/no-unused-vars\n\
              \n\
              \u{2716} 4 problems (3 errors, 1 warning)\n",
@@ -152,7 +152,7 @@ mod tests {
         );
         let errs = errors(&result);
         assert_eq!(errs.len(), 3);
-        assert_eq!(errs[0].file.as_deref(), Some("/work/api/src/router.js"));
+        assert_eq!(errs[0].file.as_deref(), Some("/home/dev/api/src/router.js"));
         assert_eq!((errs[0].line, errs[0].column, errs[0].code.as_deref()), (Some(4), Some(3), Some("no-var")));
         assert_eq!((errs[1].code.as_deref(), errs[1].message.as_str()), (None, "Parsing error: Unexpected token ;"));
         assert_eq!(errs[2].code.as_deref(), Some("@typescript-eslint/no-unused-vars"));

@@ -621,7 +621,7 @@ mod tests {
     use super::*;
     use buildvise_plugin_api::testing::{parse_log, parse_streams};
 
-    const CWD: &str = "/work/shop";
+    const CWD: &str = "/home/dev/shop";
 
     /// passed, failed, skipped, errors, xfailed, xpassed, total.
     type Counts = (u64, u64, u64, Option<u64>, Option<u64>, Option<u64>, u64);
@@ -645,7 +645,7 @@ mod tests {
     const DEFAULT: &str = "\
 ============================= test session starts ==============================
 platform linux -- Python 3.12.1, pytest-9.2.0, pluggy-1.7.0
-rootdir: /work/shop
+rootdir: /home/dev/shop
 collected 4 items
 
 tests/test_basket.py .FF.                                                [100%]
@@ -712,7 +712,7 @@ FAILED tests/test_basket.py::test_discount - KeyError: 'HALF'
     fn verbose_setup_teardown_and_missing_fixture() {
         let log = "\
 ============================= test session starts ==============================
-rootdir: /work/shop
+rootdir: /home/dev/shop
 collecting ... collected 4 items
 
 tests/test_db.py::test_write PASSED                                      [ 25%]
@@ -740,13 +740,13 @@ E       ConnectionRefusedError: cannot reach db://x
 
 tests/conftest.py:4: ConnectionRefusedError
 ________________________ ERROR at setup of test_query __________________________
-file /work/shop/tests/test_db.py, line 14
+file /home/dev/shop/tests/test_db.py, line 14
   def test_query(cursor):
 E       fixture 'cursor' not found
 >       available fixtures: cache, capsys, conn, server
 >       use 'pytest --fixtures [testpath]' for help on them.
 
-/work/shop/tests/test_db.py:14
+/home/dev/shop/tests/test_db.py:14
 =================================== FAILURES ===================================
 __________________________________ test_count __________________________________
 
@@ -788,7 +788,7 @@ collected 2 items / 2 errors
 
 ==================================== ERRORS ====================================
 ___________________ ERROR collecting tests/test_import.py ______________________
-ImportError while importing test module '/work/shop/tests/test_import.py'.
+ImportError while importing test module '/home/dev/shop/tests/test_import.py'.
 Traceback:
 /usr/lib/python3.12/importlib/__init__.py:90: in import_module
     return _bootstrap._gcd_import(name[level:], package, level)
@@ -798,7 +798,7 @@ E   ModuleNotFoundError: No module named 'shop.missing'
 ___________________ ERROR collecting tests/test_syntax.py ______________________
 /usr/lib/python3.12/ast.py:52: in parse
     return compile(source, filename, mode, flags,
-E     File \"/work/shop/tests/test_syntax.py\", line 6
+E     File \"/home/dev/shop/tests/test_syntax.py\", line 6
 E       def test_x(:
 E                  ^
 E   SyntaxError: invalid syntax
@@ -820,7 +820,7 @@ ERROR tests/test_syntax.py
     #[test]
     fn conftest_import_error_on_stderr() {
         let stderr = "\
-ImportError while loading conftest '/work/shop/tests/conftest.py'.
+ImportError while loading conftest '/home/dev/shop/tests/conftest.py'.
 tests/conftest.py:5: in <module>
     from shop.fixtures import make
 E   ModuleNotFoundError: No module named 'shop.fixtures'
@@ -923,12 +923,12 @@ FAILED tests/test_bug.py::test_must_fail - [XPASS(strict)] known bug
         let log = "\
 =============================== warnings summary ===============================
 tests/test_api.py:30
-  /work/shop/tests/test_api.py:30: PytestUnknownMarkWarning: Unknown pytest.mark.slow - is this a typo?
+  /home/dev/shop/tests/test_api.py:30: PytestUnknownMarkWarning: Unknown pytest.mark.slow - is this a typo?
     @pytest.mark.slow
 
 tests/test_api.py::test_a
 tests/test_api.py::test_b
-  /work/shop/shop/api.py:12: DeprecationWarning: get() is deprecated
+  /home/dev/shop/shop/api.py:12: DeprecationWarning: get() is deprecated
     warnings.warn(\"get() is deprecated\", DeprecationWarning)
 
 -- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html
@@ -954,7 +954,7 @@ created: 2/2 workers
 .F
 =================================== FAILURES ===================================
 _____________________________ TestParser.test_empty ____________________________
-[gw1] linux -- Python 3.12.1 /work/shop/.venv/bin/python
+[gw1] linux -- Python 3.12.1 /home/dev/shop/.venv/bin/python
 
 self = <tests.test_parser.TestParser testMethod=test_empty>
 
@@ -995,7 +995,7 @@ Expected:
 Got:
     'A'
 
-/work/shop/util.py:15: DocTestFailure
+/home/dev/shop/util.py:15: DocTestFailure
 __________________________ TestSplit.test_parts (n=2) __________________________
 
 self = <test_split.TestSplit testMethod=test_parts>
@@ -1064,7 +1064,7 @@ FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
         assert_eq!((e[0].message.as_str(), e[0].notes.len()), ("No module named pytest", 1));
         assert!(e[0].notes[0].contains("/usr/bin/python3 -m pip install pytest"));
         let usage = "ERROR: usage: python -m pytest [options] [file_or_dir] [file_or_dir] [...]\n\
-                     python -m pytest: error: unrecognized arguments: --bogus\n  inifile: None\n  rootdir: /work/shop\n";
+                     python -m pytest: error: unrecognized arguments: --bogus\n  inifile: None\n  rootdir: /home/dev/shop\n";
         let r = parse_log(parser(), usage.as_bytes(), 4);
         assert_eq!(
             errors(&r).iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
@@ -1087,8 +1087,8 @@ FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
         let r = parse_log(parser(), log.as_bytes(), 0);
         assert_eq!(r.diagnostics[0].file.as_deref(), Some("lib/m.py"));
         assert!(is_foreign("/home/ci/build", CWD));
-        assert!(!is_foreign("/work", CWD));
-        assert!(!is_foreign("/work/shop/", CWD));
+        assert!(!is_foreign("/home/dev", CWD));
+        assert!(!is_foreign("/home/dev/shop/", CWD));
     }
 
     #[test]
