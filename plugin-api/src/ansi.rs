@@ -5,7 +5,9 @@
 /// escapes) and a trailing `\r`. Returns the input unchanged, without copying, when it holds none.
 pub fn strip_ansi(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let trimmed = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    if !trimmed.contains(&0x1b) && !trimmed.contains(&0x9b) {
+    // One SIMD pass over the line: most lines carry no escape at all. (0x9b, the 8-bit CSI, is
+    // not looked for: in UTF-8 text it is an ordinary continuation byte.)
+    if memchr::memchr(0x1b, trimmed).is_none() {
         return std::borrow::Cow::Borrowed(trimmed);
     }
     let mut out = Vec::with_capacity(trimmed.len());

@@ -3,7 +3,7 @@
 
 use super::{Cli, DetailArgs, engine, print_json, print_text};
 use crate::exec::{Access, ExecRequest, Progress};
-use crate::render::{Surface, render_exec};
+use crate::render::{Surface, Tail, render_exec};
 use crate::run::CancelToken;
 use crate::store::RunStatus;
 use std::io::{IsTerminal, Write};
@@ -72,7 +72,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         let _ = write!(std::io::stderr(), "\r\x1b[2K");
     }
     let finished = finished?;
-    let rendered = render_exec(Some(&engine.store), &finished, args.detail.detail, max_lines, Surface::Cli);
+    let rendered = render_exec(Tail::Stored(&engine.store), &finished, args.detail.detail, max_lines, Surface::Cli);
     if args.json {
         print_json(&rendered.structured)?;
     } else {

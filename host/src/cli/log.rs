@@ -2,7 +2,7 @@
 
 use super::{DetailArgs, open_store, print_json, print_text};
 use crate::config::Config;
-use crate::render::{LogQuery, Surface, render_exec, render_log};
+use crate::render::{LogQuery, Surface, Tail, render_exec, render_log};
 use crate::store::StreamFilter;
 use buildvise_plugin_api::Stream;
 use std::io::Write;
@@ -59,7 +59,7 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
     let max_lines = detail.max_lines(&config)?;
     if let Some(level) = args.detail {
         let finished = crate::exec::stored(&store, &args.run_id)?;
-        let rendered = render_exec(Some(&store), &finished, level, max_lines, Surface::Cli);
+        let rendered = render_exec(Tail::Stored(&store), &finished, level, max_lines, Surface::Cli);
         return emit(&rendered, args.json);
     }
     let mut reader = store.reader(&args.run_id)?;

@@ -3,7 +3,7 @@
 
 use super::{Cli, DetailArgs, load, print_json, print_text};
 use crate::exec::{Finished, SavedLog, parse_saved};
-use crate::render::{Surface, render_exec};
+use crate::render::{Surface, Tail, render_exec};
 use crate::store::{RunMeta, RunStatus};
 use buildvise_plugin_api::Diagnostic;
 use serde::Serialize;
@@ -68,7 +68,11 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         (None, Some(out), Some(err)) => SavedLog::Streams { stdout: out.clone(), stderr: err.clone() },
         _ => anyhow::bail!("send --log FILE, or --stdout FILE with --stderr FILE"),
     };
-    let result = parse_saved(&registry, &args.tool, &log, args.exit_code, &cwd, &args.artifact)?;
+    let max_lines = args.detail.max_lines(&config)?;
+    // The JSON has no tail; the text may need one, when nothing explains a failure.
+    let keep = if args.json { 0 } else { max_lines as usize };
+    let parsed = parse_saved(&registry, &args.tool, &log, args.exit_code, &cwd, &args.artifact, keep)?;
+    let result = parsed.result;
     if args.json {
         let by = |s| result.diagnostics.iter().filter(|d| d.severity == s).collect::<Vec<_>>();
         let view = ParseView {
@@ -93,10 +97,10 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         ..RunMeta::starting("parsed", &args.tool, "", &[], &cwd.display().to_string())
     };
     let rendered = render_exec(
-        None,
+        Tail::Kept(&parsed.tail, parsed.lines),
         &Finished { meta, result },
         args.detail.detail,
-        args.detail.max_lines(&config)?,
+        max_lines,
         if args.mcp { Surface::Mcp } else { Surface::Cli },
     );
     print_text(&rendered.text)?;

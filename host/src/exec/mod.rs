@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::outcome::RunResult;
 use crate::plugins::{Registry, Tool};
 use crate::run::{self, CancelToken, Ending, RunError};
-use crate::store::{RunMeta, RunStatus, Store, StoreError, now_ms};
+use crate::store::{LogLine, RunMeta, RunStatus, Store, StoreError, now_ms};
 use buildvise_plugin_api::{ParseContext, PlanRequest, RunEnd, Stream, strip_ansi};
 use sink::RunSink;
 use std::path::{Path, PathBuf};
@@ -175,6 +175,18 @@ pub enum SavedLog {
 }
 
 /// Parses a saved log through a tool's parser, as `exec` would have.
+/// What `parse_saved` made of a saved log: the result, the last lines (as many as asked for), and
+/// how many lines the log had.
+pub struct Parsed {
+    pub result: RunResult,
+    pub tail: Vec<LogLine>,
+    pub lines: u64,
+}
+
+/// Longest tail line kept: the answer clips lines far shorter, and a flood of huge lines must not
+/// grow memory.
+const KEPT_LINE_BYTES: usize = 4096;
+
 pub fn parse_saved(
     registry: &Registry,
     tool: &str,
@@ -182,7 +194,8 @@ pub fn parse_saved(
     exit_code: i32,
     cwd: &Path,
     artifacts: &[PathBuf],
-) -> anyhow::Result<RunResult> {
+    keep_tail: usize,
+) -> anyhow::Result<Parsed> {
     let tool = registry.get(tool).ok_or_else(|| {
         let names = registry.closest(tool, |_| true);
         anyhow::anyhow!("unknown tool {tool:?}{}", did_you_mean(&names))
@@ -190,6 +203,7 @@ pub fn parse_saved(
     let context = ParseContext { tool: tool.spec.name.clone(), args: Vec::new(), cwd: cwd.display().to_string() };
     let mut parser = tool.plugin.parser(&context).map_err(anyhow::Error::msg)?;
     let mut number = 0;
+    let mut tail: std::collections::VecDeque<LogLine> = std::collections::VecDeque::with_capacity(keep_tail.min(1024));
     // Read line by line: a saved log can be far larger than memory should grow.
     let mut feed = |path: &Path, stream: Stream| -> anyhow::Result<()> {
         use std::io::BufRead;
@@ -207,6 +221,12 @@ pub fn parse_saved(
             number += 1;
             let body = line.strip_suffix(b"\n").unwrap_or(&line);
             parser.feed(stream, number, &strip_ansi(&body[..body.len().min(sink::PARSE_LIMIT)]));
+            if keep_tail > 0 {
+                if tail.len() == keep_tail {
+                    tail.pop_front();
+                }
+                tail.push_back(LogLine { number, stream, bytes: body[..body.len().min(KEPT_LINE_BYTES)].to_vec() });
+            }
         }
     };
     match log {
@@ -224,7 +244,8 @@ pub fn parse_saved(
             .collect(),
         ..RunEnd::default()
     };
-    Ok(RunResult::from_parse(parser.finish(&end), Some(exit_code)))
+    let result = RunResult::from_parse(parser.finish(&end), Some(exit_code));
+    Ok(Parsed { result, tail: tail.into(), lines: number })
 }
 
 /// ` (did you mean a or b?)` or nothing.

@@ -102,7 +102,9 @@ impl BuildServer {
             let finished = engine.exec(&access, &request, &cancel, &mut |p: &Progress| {
                 let _ = progress_tx.send(p.clone());
             });
-            finished.map(|f| render::render_exec(Some(&engine.store), &f, a.detail, max_lines, Surface::Mcp))
+            finished.map(|f| {
+                render::render_exec(render::Tail::Stored(&engine.store), &f, a.detail, max_lines, Surface::Mcp)
+            })
         })
         .await;
         watcher.abort();
@@ -122,7 +124,7 @@ impl BuildServer {
         let max_lines = a.max_lines.unwrap_or(config.max_lines);
         if let Some(detail) = a.detail {
             let finished = crate::exec::stored(store, &a.run_id).map_err(|e| e.to_string())?;
-            return Ok(render::render_exec(Some(store), &finished, detail, max_lines, Surface::Mcp));
+            return Ok(render::render_exec(render::Tail::Stored(store), &finished, detail, max_lines, Surface::Mcp));
         }
         let grep = match a.grep.as_deref().map(regex::Regex::new) {
             Some(Err(e)) => return Err(format!("grep is not a valid regular expression: {e}")),

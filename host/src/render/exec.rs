@@ -95,9 +95,18 @@ fn status_word(f: &Finished) -> &'static str {
     }
 }
 
-/// Renders a finished run. Reads the log's last lines from `store` when the answer needs them
-/// (no store: a saved log parsed by `buildvise parse`, which has no stored lines).
-pub fn render_exec(store: Option<&Store>, f: &Finished, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
+/// Where an answer's raw tail comes from.
+#[derive(Clone, Copy)]
+pub enum Tail<'a> {
+    /// A stored run: its last lines are read only when the answer needs them.
+    Stored(&'a Store),
+    /// A saved log parsed without a run (`buildvise parse`): the lines kept while reading it, and
+    /// how many lines it had.
+    Kept(&'a [LogLine], u64),
+}
+
+/// Renders a finished run.
+pub fn render_exec(tail_source: Tail<'_>, f: &Finished, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
     let r = &f.result;
     let id = f.meta.id.as_str();
     let errors: Vec<&Diagnostic> = r.errors().collect();
@@ -145,7 +154,10 @@ pub fn render_exec(store: Option<&Store>, f: &Finished, detail: Detail, max_line
     // The raw tail: always in full; in the other levels only when nothing explains the failure.
     let unexplained = !r.success && r.diagnostics.is_empty() && unlisted_failed.is_empty();
     if detail == Detail::Full || (unexplained && detail == Detail::Standard) {
-        let (tail, total) = read_tail(store, id, max_lines);
+        let (tail, total) = match tail_source {
+            Tail::Stored(store) => read_tail(store, id, max_lines),
+            Tail::Kept(lines, total) => (lines[lines.len().saturating_sub(max_lines as usize)..].to_vec(), total),
+        };
         if !tail.is_empty() {
             let shown = tail.len();
             let _ = writeln!(
@@ -163,7 +175,7 @@ pub fn render_exec(store: Option<&Store>, f: &Finished, detail: Detail, max_line
                 let _ = writeln!(text, "{shown}");
                 view.tail.push(TailLine { n: line.number, text: shown });
             }
-            if (shown as u64) < total && detail == Detail::Standard {
+            if (shown as u64) < total && detail == Detail::Standard && matches!(tail_source, Tail::Stored(_)) {
                 let hint = format!("earlier: {}", log_call(surface, id, Some(-(i64::from(max_lines) * 2)), None, None));
                 let _ = writeln!(text, "{hint}");
                 view.hint = Some(hint);
@@ -443,8 +455,8 @@ fn unlisted_failed_tests(r: &RunResult) -> Vec<&str> {
         .collect()
 }
 
-fn read_tail(store: Option<&Store>, id: &str, max_lines: u32) -> (Vec<LogLine>, u64) {
-    let Some(Ok(mut reader)) = store.map(|s| s.reader(id)) else { return (Vec::new(), 0) };
+fn read_tail(store: &Store, id: &str, max_lines: u32) -> (Vec<LogLine>, u64) {
+    let Ok(mut reader) = store.reader(id) else { return (Vec::new(), 0) };
     let total = reader.count(StreamFilter::Both).unwrap_or(0);
     let start = total.saturating_sub(u64::from(max_lines));
     (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total)

@@ -9,7 +9,7 @@ mod exec;
 mod list;
 mod log;
 
-pub use exec::{ExecView, render_exec};
+pub use exec::{ExecView, Tail, render_exec};
 pub use list::render_list;
 pub use log::{LogQuery, render_log};
 
