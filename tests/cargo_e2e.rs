@@ -127,13 +127,13 @@ fn test_run_summary_and_panic_locations() {
     ]);
     assert_eq!(tests, expected, "{exec}");
 
-    // The text answer says the same in one line each.
+    // The text answer says the same in one line each, with the values an assertion compared.
     let text_run = sb.run(["log", &run_id(&answer), "--detail", "standard"]);
     let text = text_run.text();
     assert!(text.starts_with("FAIL exit 101 · tests 1 passed, 2 failed, 1 skipped of 4 · run "), "{text_run}");
     for line in [
         "src/lib.rs:7:9 tests::halves_negative: cannot halve a negative number: -4",
-        "src/lib.rs:23:9 tests::doubles_wrongly: assertion `left == right` failed",
+        "src/lib.rs:23:9 tests::doubles_wrongly: assertion `left == right` failed (left: 6; right: 7)",
     ] {
         assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "`{line}` once in:{text_run}");
     }

@@ -29,6 +29,8 @@ const WARNINGS_WITH_ERRORS: usize = 5;
 const WARNINGS_ALONE: usize = 15;
 /// Longest headline in standard (full shows it whole).
 const MESSAGE_CHARS: usize = 160;
+/// Longest note put on a standard test-failure line.
+const NOTE_CHARS: usize = 60;
 /// Files and codes named when the rest is counted, and files a summary names.
 const REST_FILES: usize = 8;
 const REST_CODES: usize = 6;
@@ -275,6 +277,37 @@ fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
     line
 }
 
+/// A test failure's headline is often only the matcher (`assertion `left == right` failed`); the
+/// values it compared sit in the first short notes (`left: 6`, `right: 7`). They go on the line,
+/// which spares the agent a `log` call for the most common question.
+fn with_compared_values(mut line: String, d: &Diagnostic) -> String {
+    if d.test.is_none() {
+        return line;
+    }
+    let values: Vec<String> = d
+        .notes
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| n.chars().count() <= NOTE_CHARS && is_labelled_value(n))
+        .take(2)
+        // `Actual:   100.00` is aligned for a terminal; one space reads the same for less.
+        .map(|n| n.split_once(':').map(|(label, value)| format!("{label}: {}", value.trim_start())).unwrap_or_default())
+        .collect();
+    if !values.is_empty() {
+        let _ = write!(line, " ({})", values.join("; "));
+    }
+    line
+}
+
+/// `Expected: 6`, `left: Some(3)`, `Actual:   100.00`: a short label, a colon, a value. Prose
+/// (`Omitting 2 identical items`) and headings (`Differing items:`) are not.
+fn is_labelled_value(note: &str) -> bool {
+    let Some((label, value)) = note.split_once(':') else { return false };
+    !value.trim().is_empty()
+        && (1..=24).contains(&label.len())
+        && label.chars().all(|c| c.is_alphanumeric() || c == ' ' || c == '_')
+}
+
 fn summary_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
     let mut files: BTreeMap<&str, [usize; 2]> = BTreeMap::new();
     for d in &r.diagnostics {
@@ -374,7 +407,7 @@ fn full_call(surface: Surface, run_id: &str) -> String {
 fn list_within(text: &mut String, items: &[&Diagnostic], budget: &mut usize, cap: usize) -> usize {
     let mut listed = 0;
     for d in items.iter().take(cap) {
-        let line = diagnostic_line(d, MESSAGE_CHARS);
+        let line = with_compared_values(diagnostic_line(d, MESSAGE_CHARS), d);
         if line.len() + 1 > *budget {
             break;
         }
@@ -460,4 +493,38 @@ fn read_tail(store: &Store, id: &str, max_lines: u32) -> (Vec<LogLine>, u64) {
     let total = reader.count(StreamFilter::Both).unwrap_or(0);
     let start = total.saturating_sub(u64::from(max_lines));
     (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_failures_carry_the_compared_values() {
+        let mut d = Diagnostic::error("assertion `left == right` failed").with_location("src/lib.rs", Some(4), Some(9));
+        d.notes = vec![
+            "left: 6".into(),
+            "Differing items:".into(),
+            "Omitting 2 identical items".into(),
+            "right:    7".into(),
+        ];
+        assert_eq!(
+            with_compared_values(diagnostic_line(&d, 160), &d),
+            "src/lib.rs:4:9 assertion `left == right` failed"
+        );
+        let d = d.with_test("tests::adds");
+        assert_eq!(
+            with_compared_values(diagnostic_line(&d, 160), &d),
+            "src/lib.rs:4:9 tests::adds: assertion `left == right` failed (left: 6; right: 7)"
+        );
+    }
+
+    #[test]
+    fn lines_drop_what_they_would_say_twice() {
+        let d = Diagnostic::error("AssertionError: assert 1 == 2")
+            .with_code("AssertionError")
+            .with_location("tests/test_a.py", Some(3), None)
+            .with_test("tests/test_a.py::test_one");
+        assert_eq!(diagnostic_line(&d, 160), "tests/test_a.py:3 AssertionError ::test_one: assert 1 == 2");
+    }
 }
