@@ -77,7 +77,7 @@ fn build_errors_are_exact_and_their_log_range_pages_to_them() {
     assert_eq!(lines.iter().filter(|l| l.ends_with(&location)).count(), 1, "no `{location}` in:{page}");
 
     // The hint names that very call.
-    assert_eq!(answer["hint"], format!("first error in full: buildvise log {id} --start {start} --count {count}"));
+    assert_eq!(answer["hint"], format!("more: buildvise log {id} --start {start} --count {count}"));
 
     // The store re-renders the same answer from another process.
     let again = sb.run(["log", &id, "--detail", "standard", "--json"]);

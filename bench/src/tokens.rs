@@ -304,7 +304,7 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
 const STANDARD_REMEDY: &str = "The excess is a fixed cost per answer, not per diagnostic: compare the \
      median excess with the median status line + hint (figures above). The ideal answer spends about 4 \
      tokens on status (`FAIL exit 1`); a standard answer adds the run id (about 3 tokens, needed for any \
-     `log` call) and, when the first error spans several log lines, the hint to them (about 12). Standard \
+     `log` call) and, when the first error spans several log lines, the hint to them (about 9). Standard \
      headers no longer repeat counts, ids are pronounceable syllables (half the tokens of random ones) and \
      the hint is left out when the log has nothing beyond the line shown. What remains is headlines kept \
      whole where the ideal keeps a substring (npm's jest and tsc messages): clipping headlines harder would \

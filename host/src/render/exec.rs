@@ -6,7 +6,7 @@
 //! FAIL exit 101 · run bafotemu
 //! src/lib.rs:14:28 E0308 mismatched types
 //! src/main.rs:3:5 E0425 cannot find value `x` in this scope
-//! first error in full: log startLine 2 lineCount 12
+//! more: log startLine 2 lineCount 12
 //! ```
 //!
 //! A standard answer stays under about 2000 tokens whatever the run: past a budget the rest of
@@ -384,13 +384,14 @@ fn standard_body<'a>(
     }
 }
 
-/// Where the first error stands in the log. For MCP the run id is in the header already, so the
-/// hint names only the two numbers the `log` call needs.
+/// Where the first error stands in the log, in full (`more:` is the cheapest word that says so).
+/// For MCP the run id is in the header already, so the hint names only the two numbers the `log`
+/// call needs.
 fn first_error_call(surface: Surface, run_id: &str, start: u64, count: u64) -> String {
     match surface {
-        Surface::Mcp => format!("first error in full: log startLine {start} lineCount {count}"),
+        Surface::Mcp => format!("more: log startLine {start} lineCount {count}"),
         Surface::Cli => {
-            format!("first error in full: {}", log_call(surface, run_id, Some(start as i64), Some(count), None))
+            format!("more: {}", log_call(surface, run_id, Some(start as i64), Some(count), None))
         }
     }
 }
