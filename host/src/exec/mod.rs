@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::outcome::RunResult;
 use crate::plugins::{Registry, Tool};
 use crate::run::{self, CancelToken, Ending, RunError};
-use crate::store::{LogLine, RunMeta, RunStatus, Store, StoreError, now_ms};
+use crate::store::{ActiveRun, LogLine, LogWriter, RunMeta, RunStatus, Store, StoreError, now_ms};
 use buildvise_plugin_api::{ParseContext, PlanRequest, RunEnd, Stream, strip_ansi};
 use sink::RunSink;
 use std::path::{Path, PathBuf};
@@ -79,21 +79,21 @@ impl Engine {
         }
 
         let run = self.store.create_run()?;
-        let plan = match self.plan(tool, req, &cwd, &run.artifact_dir()) {
-            Ok(plan) => plan,
+        // Until the process has started, a failure leaves nothing behind: there is nothing to read.
+        let (plan, parser, log) = match self.prepare(&run, tool, req, &cwd) {
+            Ok(prepared) => prepared,
             Err(e) => {
-                let _ = std::fs::remove_dir_all(&run.dir);
+                discard(&run);
                 return Err(e);
             }
         };
         let mut meta = RunMeta::starting(&run.id, &req.tool, &plan.program, &plan.args, &cwd.display().to_string());
-        self.store.write_meta(&run.dir, &meta)?;
+        if let Err(e) = self.store.write_meta(&run.dir, &meta) {
+            discard(&run);
+            return Err(e.into());
+        }
         let _ = self.store.prune(&config.retention);
 
-        let context = ParseContext { tool: req.tool.clone(), args: req.args.clone(), cwd: meta.cwd.clone() };
-        let parser =
-            tool.plugin.parser(&context).map_err(|message| ExecError::Plan { tool: req.tool.clone(), message })?;
-        let log = crate::store::LogWriter::create(&run.dir)?;
         let mut sink = RunSink::new(log, parser, report);
         let command = run::Command {
             program: plan.program.clone(),
@@ -102,23 +102,19 @@ impl Engine {
             cwd: cwd.clone(),
         };
         let timeout = config.timeout_for(req.timeout_secs, tool.spec.timeout_secs);
-        let ending = run::run(&command, timeout, cancel, &mut sink);
+        let ending = match run::run(&command, timeout, cancel, &mut sink) {
+            Ok(ending) => ending,
+            Err(e) => {
+                discard(&run);
+                return Err(e.into());
+            }
+        };
 
         let RunSink { mut log, parser, write_error, .. } = sink;
         let flushed = log.flush();
         meta.lines = log.lines();
         meta.bytes = log.bytes();
         meta.ended_ms = Some(now_ms());
-        let ending = match ending {
-            Ok(ending) => ending,
-            Err(e) => {
-                meta.status = RunStatus::Failed;
-                meta.error = Some(e.to_string());
-                self.store.write_meta(&run.dir, &meta)?;
-                let _ = std::fs::remove_dir_all(&run.dir);
-                return Err(e.into());
-            }
-        };
         let (status, exit_code) = match ending {
             Ending::Exited(code) => (RunStatus::Exited, Some(code)),
             Ending::Signalled(_) => (RunStatus::Killed, None),
@@ -142,6 +138,21 @@ impl Engine {
         Ok(Finished { meta, result })
     }
 
+    /// The plan, the parser and the log writer for a run about to start.
+    fn prepare(
+        &self,
+        run: &ActiveRun,
+        tool: &Tool,
+        req: &ExecRequest,
+        cwd: &Path,
+    ) -> Result<(buildvise_plugin_api::CommandPlan, crate::plugins::ParserHandle, LogWriter), ExecError> {
+        let plan = self.plan(tool, req, cwd, &run.artifact_dir())?;
+        let context = ParseContext { tool: req.tool.clone(), args: req.args.clone(), cwd: cwd.display().to_string() };
+        let parser =
+            tool.plugin.parser(&context).map_err(|message| ExecError::Plan { tool: req.tool.clone(), message })?;
+        Ok((plan, parser, LogWriter::create(&run.dir)?))
+    }
+
     fn plan(
         &self,
         tool: &Tool,
@@ -157,6 +168,11 @@ impl Engine {
         };
         tool.plugin.plan(&request).map_err(|message| ExecError::Plan { tool: req.tool.clone(), message })
     }
+}
+
+/// Removes a run that never started.
+fn discard(run: &ActiveRun) {
+    let _ = std::fs::remove_dir_all(&run.dir);
 }
 
 /// A stored run that has ended, as exec returned it.
