@@ -9,11 +9,12 @@
 
 mod common;
 
+use common::mcp::Recorder;
 use common::{Sandbox, cargo_plugin, plugin, test_plugins};
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientRequest, ProgressNotificationParam, Request, ServerResult};
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,18 +26,6 @@ const TOOL_TOKEN_BUDGET: usize = 260;
 
 fn sandbox() -> Sandbox {
     Sandbox::new(&[cargo_plugin(), test_plugins(), plugin("npm")])
-}
-
-/// A client that keeps every progress notification the server sends.
-#[derive(Clone, Default)]
-struct Recorder {
-    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
-}
-
-impl ClientHandler for Recorder {
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        self.progress.lock().unwrap_or_else(|e| e.into_inner()).push(params);
-    }
 }
 
 /// One `buildvise serve` process and the client talking to it.

@@ -5,16 +5,17 @@
 
 mod common;
 
+use common::mcp::Recorder;
 use common::{Sandbox, test_plugins};
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientRequest, ProgressNotificationParam, Request, ServerResult};
-use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient};
+use rmcp::service::PeerRequestOptions;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 /// What the server prints on stderr once it listens.
@@ -64,18 +65,6 @@ impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// A client that keeps every progress notification the server sends.
-#[derive(Clone, Default)]
-struct Recorder {
-    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
-}
-
-impl ClientHandler for Recorder {
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        self.progress.lock().unwrap_or_else(|e| e.into_inner()).push(params);
     }
 }
 

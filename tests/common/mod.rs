@@ -8,6 +8,8 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod mcp;
+
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
