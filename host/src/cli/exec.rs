@@ -1,7 +1,7 @@
 //! `buildvise exec`: runs a tool and prints what an agent would get. On a terminal a live
 //! progress line goes to stderr; Ctrl-C ends the whole process tree and keeps the run.
 
-use super::{Cli, DetailArgs, engine, print_json, print_text};
+use super::{Cli, DetailArgs, engine, for_terminal, print_json, print_text};
 use crate::exec::{Access, ExecRequest, Progress};
 use crate::render::{Surface, Tail, render_exec};
 use crate::run::CancelToken;
@@ -76,7 +76,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     if args.json {
         print_json(&rendered.structured)?;
     } else {
-        print_text(&rendered.text)?;
+        print_text(&for_terminal(&rendered.text))?;
     }
     Ok(match finished.meta.status {
         RunStatus::TimedOut => EXIT_TIMEOUT,

@@ -1,6 +1,6 @@
 //! `buildvise log`: pages and greps a stored run, or re-renders its result (`--detail`).
 
-use super::{DetailArgs, open_store, print_json, print_text};
+use super::{DetailArgs, for_terminal, open_store, print_json, print_text};
 use crate::config::Config;
 use crate::render::{LogQuery, Surface, Tail, render_exec, render_log};
 use crate::store::StreamFilter;
@@ -94,7 +94,7 @@ fn emit(rendered: &crate::render::Rendered, json: bool) -> anyhow::Result<i32> {
     if json {
         print_json(&rendered.structured)?;
     } else {
-        print_text(&rendered.text)?;
+        print_text(&for_terminal(&rendered.text))?;
     }
     Ok(0)
 }

@@ -86,6 +86,22 @@ fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
     print_text(&(serde_json::to_string_pretty(value)? + "\n"))
 }
 
+/// An answer for a person at a terminal: the status word coloured (red for a failure, green for
+/// success), unless `NO_COLOR` is set. Pipes and files get the text exactly as agents read it.
+fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let (word, rest) = text.split_at(text.find([' ', '\n']).unwrap_or(text.len()));
+    let colour = match word {
+        "ok" => "32",
+        "FAIL" | "TIMEOUT" | "CANCELLED" | "KILLED" | "ERROR" => "31",
+        _ => return std::borrow::Cow::Borrowed(text),
+    };
+    std::borrow::Cow::Owned(format!("\x1b[1;{colour}m{word}\x1b[0m{rest}"))
+}
+
 /// Writes to stdout; a closed pipe (`buildvise … | head`) is not an error worth a message.
 fn print_text(text: &str) -> anyhow::Result<()> {
     use std::io::Write;

@@ -1,7 +1,7 @@
 //! `buildvise parse`: a saved log through a tool's parser, as exec would have parsed it.
 //! `--json` prints the whole result in the shape `../shared/eval/score.py` reads.
 
-use super::{Cli, DetailArgs, load, print_json, print_text};
+use super::{Cli, DetailArgs, for_terminal, load, print_json, print_text};
 use crate::exec::{Finished, SavedLog, parse_saved};
 use crate::render::{Surface, Tail, render_exec};
 use crate::store::{RunMeta, RunStatus};
@@ -103,6 +103,6 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         max_lines,
         if args.mcp { Surface::Mcp } else { Surface::Cli },
     );
-    print_text(&rendered.text)?;
+    print_text(&for_terminal(&rendered.text))?;
     Ok(0)
 }
