@@ -350,9 +350,8 @@ fn standard_body<'a>(
     let listed_errors = list_within(text, errors, &mut budget, usize::MAX);
     let warning_cap = if errors.is_empty() { WARNINGS_ALONE } else { WARNINGS_WITH_ERRORS };
     if !warnings.is_empty() && listed_errors == errors.len() {
-        if !errors.is_empty() {
-            text.push_str("warnings:\n");
-        }
+        // The header no longer counts them, so the label is what says these are warnings.
+        text.push_str("warnings:\n");
         let listed = list_within(text, warnings, &mut budget, warning_cap);
         view.diagnostics.extend(warnings[..listed].iter().map(|d| without_notes(d)));
         count_rest(text, "warnings", &warnings[listed..]);
