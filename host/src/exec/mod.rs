@@ -92,7 +92,6 @@ impl Engine {
             discard(&run);
             return Err(e.into());
         }
-        let _ = self.store.prune(&config.retention);
 
         let mut sink = RunSink::new(log, parser, report);
         let command = run::Command {
@@ -102,7 +101,12 @@ impl Engine {
             cwd: cwd.clone(),
         };
         let timeout = config.timeout_for(req.timeout_secs, tool.spec.timeout_secs);
-        let ending = match run::run(&command, timeout, cancel, &mut sink) {
+        // Retention walks every stored run: it goes on beside the command, not before it.
+        let ran = std::thread::scope(|scope| {
+            scope.spawn(|| self.store.prune(&config.retention));
+            run::run(&command, timeout, cancel, &mut sink)
+        });
+        let ending = match ran {
             Ok(ending) => ending,
             Err(e) => {
                 discard(&run);
