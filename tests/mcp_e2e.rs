@@ -13,7 +13,7 @@ use common::mcp::Recorder;
 use common::{Sandbox, cargo_plugin, plugin, test_plugins};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientRequest, ProgressNotificationParam, Request, ServerResult};
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{Peer, PeerRequestOptions, RequestHandle, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -68,6 +68,16 @@ fn text(result: &Value) -> &str {
 impl Session {
     fn peer(&self) -> &Peer<RoleClient> {
         self.client.peer()
+    }
+
+    /// Sends `exec panicky.sh SCRIPT` as a request the test can cancel and follow the progress of.
+    async fn send_exec(&self, script: &str) -> RequestHandle<RoleClient> {
+        let Value::Object(arguments) = json!({"action": "exec", "tool": "panicky.sh", "args": [script]}) else {
+            unreachable!("a JSON object literal")
+        };
+        let request =
+            ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
+        self.peer().send_cancellable_request(request, PeerRequestOptions::no_options()).await.expect("send the exec")
     }
 
     /// A successful call: its text and its structured content.
@@ -306,15 +316,7 @@ async fn a_cancelled_run_leaves_no_process_and_is_kept_as_cancelled() {
         "sh -c 'trap \"\" TERM; echo $$ >> {p}; exec sleep 300' & echo $$ >> {p}; echo started; wait",
         p = pid_file.display()
     );
-    let arguments = json!({"action": "exec", "tool": "panicky.sh", "args": [script]});
-    let Value::Object(arguments) = arguments else { unreachable!() };
-    let request =
-        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
-    let handle = session
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .expect("send the exec");
+    let handle = session.send_exec(&script).await;
 
     wait_for("the script and its grandchild to start", || pids(&pid_file).len() == 2).await;
     let pids = pids(&pid_file);
@@ -349,16 +351,7 @@ async fn a_run_longer_than_a_second_sends_progress() {
     let sb = sandbox();
     let session = connect(&sb, &[]).await;
     let script = "for i in 1 2 3 4 5 6 7 8 9 10; do echo \"step $i\"; sleep 0.2; done";
-    let Value::Object(arguments) = json!({"action": "exec", "tool": "panicky.sh", "args": [script]}) else {
-        unreachable!()
-    };
-    let request =
-        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
-    let handle = session
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .expect("send the exec");
+    let handle = session.send_exec(script).await;
     let token = handle.progress_token.clone();
     let response = handle.await_response().await.expect("the exec answers");
     let ServerResult::CallToolResult(result) = response else { panic!("not a tool result: {response:?}") };
