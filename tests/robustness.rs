@@ -158,7 +158,7 @@ fn timeout_kills_the_child_and_its_grandchild() {
     );
     let exec = sh(&sb, &["--timeout", "1"], &script);
     exec.expect_code(124);
-    assert!(exec.text().starts_with("TIMEOUT · run "), "{exec}");
+    assert!(exec.text().starts_with("TIMEOUT after 1s · run "), "{exec}");
     let id = header_id(&exec);
     let stored = sb.run(["log", &id, "--detail", "standard", "--json"]).json();
     assert_eq!(stored["status"], "timedOut", "{stored:#}");

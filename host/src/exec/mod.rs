@@ -101,6 +101,7 @@ impl Engine {
             cwd: cwd.clone(),
         };
         let timeout = config.timeout_for(req.timeout_secs, tool.spec.timeout_secs);
+        meta.timeout_secs = Some(timeout.as_secs());
         // Retention walks every stored run: it goes on beside the command, not before it.
         let ran = std::thread::scope(|scope| {
             scope.spawn(|| self.store.prune(&config.retention));

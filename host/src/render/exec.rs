@@ -166,7 +166,7 @@ pub fn render_exec(tail_source: Tail<'_>, f: &Finished, detail: Detail, max_line
                 text,
                 "{}:",
                 if shown as u64 == total {
-                    format!("output ({total} lines)")
+                    format!("output ({})", plural(total as usize, "line", "lines"))
                 } else {
                     format!("last {shown} of {total} lines")
                 }
@@ -191,7 +191,11 @@ fn header(f: &Finished, errors: usize, warnings: usize, counts: bool) -> String 
     let r = &f.result;
     let mut parts: Vec<String> = Vec::new();
     parts.push(match f.meta.status {
-        RunStatus::TimedOut => "TIMEOUT".to_string(),
+        // The limit that was hit, so the agent knows what `timeout` to send instead.
+        RunStatus::TimedOut => match f.meta.timeout_secs {
+            Some(limit) => format!("TIMEOUT after {limit}s"),
+            None => "TIMEOUT".to_string(),
+        },
         RunStatus::Cancelled => "CANCELLED".to_string(),
         RunStatus::Killed => "KILLED".to_string(),
         RunStatus::Running => "RUNNING".to_string(),
@@ -218,7 +222,7 @@ fn header(f: &Finished, errors: usize, warnings: usize, counts: bool) -> String 
     if let Some(s) = &r.summary {
         parts.push(format!("tests {}", test_counts(s)));
     }
-    if let Some(ms) = f.meta.duration_ms().filter(|ms| *ms >= 5000) {
+    if let Some(ms) = f.meta.duration_ms().filter(|ms| *ms >= 5000 && f.meta.status != RunStatus::TimedOut) {
         parts.push(format!("{}s", ms / 1000));
     }
     parts.push(format!("run {}", f.meta.id));

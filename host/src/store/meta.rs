@@ -31,6 +31,9 @@ pub struct RunMeta {
     pub status: RunStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// The limit the run had, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
     #[serde(default)]
     pub lines: u64,
     #[serde(default)]
@@ -53,6 +56,7 @@ impl RunMeta {
             ended_ms: None,
             status: RunStatus::Running,
             exit_code: None,
+            timeout_secs: None,
             lines: 0,
             bytes: 0,
             error: None,
