@@ -158,7 +158,22 @@ fn project(sb: &Sandbox, name: &str) -> PathBuf {
 }
 
 /// The diagnostics of an answer as (severity, code, file, line, column, test, message).
-fn diagnostics(answer: &Value) -> Vec<(String, String, String, u64, u64, String, String)> {
+type Diag = (String, String, String, u64, u64, String, String);
+
+/// The one compile error both build fixtures' canned output reports.
+fn program_cs0103() -> Diag {
+    (
+        "error".to_string(),
+        "CS0103".to_string(),
+        "Program.cs".to_string(),
+        8,
+        16,
+        String::new(),
+        "The name 'totl' does not exist in the current context".to_string(),
+    )
+}
+
+fn diagnostics(answer: &Value) -> Vec<Diag> {
     let mut found: Vec<_> = answer["diagnostics"]
         .as_array()
         .into_iter()
@@ -205,19 +220,7 @@ fn build_plan_reaches_dotnet_and_its_error_comes_back_once() {
     assert_eq!(answer["status"], "failed", "{run}");
     assert_eq!((answer["errors"].as_u64(), answer["warnings"].as_u64()), (Some(1), Some(0)), "{run}");
     // MSBuild printed it twice (inline and after `Build FAILED.`); the path is the project's.
-    assert_eq!(
-        diagnostics(&answer),
-        [(
-            "error".to_string(),
-            "CS0103".to_string(),
-            "Program.cs".to_string(),
-            8,
-            16,
-            String::new(),
-            "The name 'totl' does not exist in the current context".to_string()
-        )],
-        "{run}"
-    );
+    assert_eq!(diagnostics(&answer), [program_cs0103()], "{run}");
     assert!(answer.get("summary").is_none(), "a build has no test summary:{run}");
     // No test run, so no TRX flags.
     assert!(!sdk.argv().iter().any(|a| a.contains("trx")), "{:?}", sdk.argv());
@@ -351,19 +354,7 @@ fn real_build_reports_the_compiler_error_once() {
     let answer = run.json();
     assert_eq!(answer["status"], "failed", "{run}");
     let errors: Vec<_> = diagnostics(&answer).into_iter().filter(|d| d.0 == "error").collect();
-    assert_eq!(
-        errors,
-        [(
-            "error".to_string(),
-            "CS0103".to_string(),
-            "Program.cs".to_string(),
-            8,
-            16,
-            String::new(),
-            "The name 'totl' does not exist in the current context".to_string()
-        )],
-        "{run}"
-    );
+    assert_eq!(errors, [program_cs0103()], "{run}");
 }
 
 #[test]
