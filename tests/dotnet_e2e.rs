@@ -302,7 +302,7 @@ fn a_refused_plan_runs_nothing_and_says_what_to_send() {
     let sdk = FakeSdk::install(&sb);
     let dir = project(&sb, "Broken");
     let run = sdk.exec(&sb, "dotnet.build", &dir, &["-tl:on"]);
-    run.expect_code(2);
+    run.expect_code(125);
     assert!(run.stderr.contains("-tl:on") && run.stderr.contains("send the arguments without it"), "{run}");
     assert!(!sdk.ran(), "dotnet was started for a refused plan");
     assert_eq!(sb.run(["runs", "--json"]).json(), json!([]));

@@ -383,7 +383,7 @@ fn a_missing_script_is_refused_before_anything_runs() {
     let sb = sandbox();
     let dir = sources(&sb, "tools");
     let exec = run(&sb, ["exec", "npm.run", "--cwd", &cwd_arg(&dir), "--", "nope"]);
-    exec.expect_code(2);
+    exec.expect_code(125);
     assert!(exec.stdout.is_empty(), "{exec}");
     assert!(exec.stderr.contains(r#"no script "nope" in package.json; scripts: build, lint, test"#), "{exec}");
     assert!(runs(&sb).is_empty(), "a refused call stores no run");
@@ -396,7 +396,7 @@ fn a_folder_without_package_json_is_a_clear_error() {
     std::fs::create_dir(&dir).expect("create dir");
     for tool in ["npm.build", "npm.test"] {
         let exec = run(&sb, ["exec", tool, "--cwd", &cwd_arg(&dir)]);
-        exec.expect_code(2);
+        exec.expect_code(125);
         assert!(exec.stderr.contains(&format!("no package.json in {}", dir.display())), "{exec}");
         assert!(exec.stderr.contains("send the cwd of an npm project"), "{exec}");
     }
@@ -408,7 +408,7 @@ fn install_without_confirm_says_what_it_would_run_and_runs_nothing() {
     let sb = sandbox();
     let dir = sources(&sb, "local-dep");
     let exec = run(&sb, ["exec", "npm.install", "--cwd", &cwd_arg(&dir), "--", "--no-audit"]);
-    exec.expect_code(2);
+    exec.expect_code(125);
     assert!(exec.stderr.contains("npm.install changes the workspace, so nothing ran"), "{exec}");
     assert!(exec.stderr.contains("`npm install --no-audit`"), "names the exact command:{exec}");
     assert!(exec.stderr.contains("--confirm"), "says how to consent:{exec}");

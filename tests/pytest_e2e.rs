@@ -297,7 +297,7 @@ fn a_project_venv_without_pytest_is_refused_with_the_pip_fix() {
     let dir = fixture(&sb, "own_venv");
     make_project_venv(&dir, shared, false);
     let run = exec(&sb, &dir, Some(shared), &[]);
-    run.expect_code(2);
+    run.expect_code(125);
     assert!(run.stdout.is_empty(), "{run}");
     assert!(
         run.stderr.contains("pytest is not installed for .venv/bin/python")

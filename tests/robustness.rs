@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Run, Sandbox, test_plugins};
+use common::{Run, Sandbox, alive, header_id, runs, test_plugins, wait_for};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -12,16 +12,6 @@ use std::time::{Duration, Instant};
 
 fn sandbox() -> Sandbox {
     Sandbox::new(&[test_plugins()])
-}
-
-/// The run id at the end of a text answer's first line (`… · run bafotemu`).
-fn header_id(run: &Run) -> String {
-    let text = run.text();
-    let header = text.lines().next().unwrap_or_default();
-    match header.rsplit_once(" run ") {
-        Some((_, id)) => id.trim().to_string(),
-        None => panic!("no run id in the header:{run}"),
-    }
 }
 
 /// `exec panicky.sh -- SCRIPT` with extra exec options before the `--`.
@@ -32,24 +22,8 @@ fn sh(sb: &Sandbox, options: &[&str], script: &str) -> Run {
     sb.run(args)
 }
 
-fn runs(sb: &Sandbox) -> Vec<Value> {
-    let run = sb.run(["runs", "--json", "--limit", "100"]);
-    run.expect_code(0);
-    run.json().as_array().cloned().unwrap_or_else(|| panic!("runs --json is not a list:{run}"))
-}
-
 fn ids(runs: &[Value]) -> Vec<String> {
     runs.iter().map(|r| r["id"].as_str().expect("id").to_string()).collect()
-}
-
-/// Waits, up to a generous bound, for `ready`; the bound only keeps a broken host from hanging
-/// the suite, it is not what the test asserts.
-fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(30);
-    while !ready() {
-        assert!(Instant::now() < until, "gave up waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// A parser that panics turns into a "parser failed" answer; the run itself is unharmed: the
@@ -137,15 +111,6 @@ fn broken_libraries_are_skipped_and_listed_with_the_reason() {
     assert!(tools.is_superset(&BTreeSet::from(["panicky.sh", "panicky.feed", "panicky.finish", "panicky.missing"])));
 }
 
-/// True while `pid` is a live process (a zombie is dead: it only waits to be reaped).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the command name, which is in parentheses and may itself hold spaces.
-        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
-        Err(_) => false,
-    }
-}
-
 #[test]
 fn timeout_kills_the_child_and_its_grandchild() {
     let sb = sandbox();
@@ -216,7 +181,7 @@ fn huge_line_and_invalid_utf8_are_stored_byte_for_byte_and_paged() {
     page.expect_code(0);
     let text = page.text();
     assert!(text.starts_with("lines 1-4 of 4\n1|before\n2|aaaa"), "{page}");
-    assert!(text.contains(&format!("(+{} more characters)", TEN_MB - 2000)), "no word that line 2 goes on:{page}");
+    assert!(text.contains(&format!("(+{} more bytes)", TEN_MB - 2000)), "no word that line 2 goes on:{page}");
     assert!(text.ends_with("\n4|after\n"), "{page}");
     assert!(text.len() < 16 * 1024, "a page of text carried {} bytes", text.len());
 }
@@ -285,7 +250,8 @@ impl Drop for Release {
 #[test]
 fn retention_prunes_by_count_but_never_a_running_run() {
     let sb = sandbox();
-    // The user config keeps two runs; a project that keeps none overrides it.
+    // The user config keeps two runs; a project that keeps none of its own runs cannot make the
+    // user's pruning reach further (that is `a_project_cannot_prune_other_projects_runs`).
     std::fs::create_dir_all(sb.config().join("buildvise")).unwrap();
     std::fs::write(sb.config().join("buildvise/config.toml"), "[retention]\nmax_runs = 2\n").unwrap();
     let keep_two = sb.work().join("keep-two");
@@ -361,7 +327,7 @@ fn run_ids_are_refused_before_any_path_is_built() {
             let mut args = vec!["log", bad];
             args.extend_from_slice(extra);
             let run = sb.run(&args);
-            run.expect_code(2);
+            run.expect_code(125);
             assert!(!run.text().contains("secret"), "{run}");
             assert!(run.stderr.contains(&format!("{bad:?} is not valid")), "{run}");
             assert!(run.stderr.contains("8 characters"), "the message says what to send:{run}");
@@ -369,7 +335,7 @@ fn run_ids_are_refused_before_any_path_is_built() {
     }
 
     let unknown = sb.run(["log", "abcdefgh"]);
-    unknown.expect_code(2);
+    unknown.expect_code(125);
     assert!(unknown.stderr.contains("no run \"abcdefgh\""), "{unknown}");
     assert!(unknown.stderr.contains("buildvise runs"), "the message says where to look:{unknown}");
 }
@@ -378,7 +344,7 @@ fn run_ids_are_refused_before_any_path_is_built() {
 fn a_missing_program_is_named() {
     let sb = sandbox();
     let exec = sb.run(["exec", "panicky.missing"]);
-    exec.expect_code(2);
+    exec.expect_code(127);
     assert!(exec.stderr.contains("`buildvise-test-no-such-program` was not found"), "{exec}");
     assert!(!exec.stderr.contains("panicked"), "{exec}");
     // And the host still serves.
@@ -389,7 +355,7 @@ fn a_missing_program_is_named() {
 fn an_unknown_tool_gets_a_suggestion_and_nothing_runs() {
     let sb = sandbox();
     let exec = sb.run(["exec", "panicky.fed", "--", "touch ran"]);
-    exec.expect_code(2);
+    exec.expect_code(125);
     assert!(exec.stderr.contains("unknown tool \"panicky.fed\""), "{exec}");
     assert!(exec.stderr.contains("did you mean"), "{exec}");
     assert!(exec.stderr.contains("panicky.feed"), "{exec}");
@@ -399,7 +365,7 @@ fn an_unknown_tool_gets_a_suggestion_and_nothing_runs() {
     let saved = sb.work().join("saved.log");
     std::fs::write(&saved, "x\n").unwrap();
     let parse = sb.run(["parse", "panicky.shh", "--log", saved.to_str().unwrap()]);
-    parse.expect_code(2);
+    parse.expect_code(125);
     assert!(parse.stderr.contains("did you mean") && parse.stderr.contains("panicky.sh"), "{parse}");
 }
 
@@ -467,4 +433,84 @@ fn several_processes_share_one_store() {
         assert_eq!(text.matches(&format!("proc{i} line")).count(), 3, "{page}");
         assert!(!text.contains(&format!("proc{} ", (i + 1) % 6)), "another run's lines leaked in:{page}");
     }
+}
+
+/// A parser whose `Drop` panics, after finishing normally or after a panic in `feed`: the answer
+/// comes back (with the result it finished with), and the host lives on.
+#[test]
+fn a_panic_in_a_parsers_drop_cannot_abort_the_host() {
+    let sb = sandbox();
+    let finished = sb.run(["exec", "panicky.drop", "--", "echo 'error: kept'; exit 2"]);
+    finished.expect_code(2);
+    assert!(finished.text().contains("\nkept\n"), "the result finish gave was lost:{finished}");
+
+    let fed = sb.run(["exec", "panicky.drop", "--", "echo boom; exit 3"]);
+    fed.expect_code(3);
+    assert!(fed.text().contains("parser failed: parser panicked at log line 1: panicky parser: boom"), "{fed}");
+    sh(&sb, &[], "true").expect_code(0);
+}
+
+/// The sandbox's buildvise, inside a mount namespace of its own where the store is a 1 MiB
+/// tmpfs: `script` runs there with `$BV` set to the buildvise command line.
+fn on_a_small_disk(sb: &Sandbox, script: &str) -> std::process::Output {
+    let base = sb.command(Vec::<&str>::new());
+    let mut command = std::process::Command::new("unshare");
+    let preamble = "set -u; mount -t tmpfs -o size=1m tmpfs \"$BUILDVISE_HOME\" || exit 90; BV=\"$*\"; ";
+    command.args(["-Urm", "sh", "-c", &format!("{preamble}{script}"), "sh"]);
+    command.arg(base.get_program()).args(base.get_args());
+    for (key, value) in base.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    command.current_dir(sb.work()).stdin(std::process::Stdio::null()).output().expect("unshare runs")
+}
+
+#[test]
+fn a_full_disk_loses_no_answer_and_retention_makes_room() {
+    let sb = sandbox();
+    let probe = std::process::Command::new("unshare").args(["-Urm", "true"]).output();
+    assert!(
+        probe.as_ref().is_ok_and(|out| out.status.success()),
+        "this test needs `unshare -Urm` (user and mount namespaces) to give the store a small disk: {probe:?}"
+    );
+    std::fs::create_dir_all(sb.config().join("buildvise")).unwrap();
+    std::fs::write(sb.config().join("buildvise/config.toml"), "[retention]\nmax_runs = 2\n").unwrap();
+    // 5000 lines of 100 bytes: about half the disk with their index.
+    let lines = "yes 012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012 | head -n 5000";
+    let script = format!(
+        "$BV exec panicky.sh --json -- '{lines}' > a.json; echo $? > a.code; \
+         $BV exec panicky.sh --json -- '{lines}; echo \"error: printed after the disk filled\"; exit 1' > b.json; \
+         echo $? > b.code; \
+         $BV exec panicky.sh --json -- 'echo fits' > c.json; echo $? > c.code; \
+         $BV runs --json > runs.json; \
+         for id in $(sed -n 's/.*\"runId\": \"\\([a-z]*\\)\".*/\\1/p' b.json); do $BV log $id --start -1 > b-last.txt; done"
+    );
+    let out = on_a_small_disk(&sb, &script);
+    let work = sb.work();
+    let read = |name: &str| std::fs::read_to_string(work.join(name)).unwrap_or_default();
+    let shown = format!("\nstatus: {}\nstderr: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{shown}");
+    assert_eq!((read("a.code").trim(), read("b.code").trim(), read("c.code").trim()), ("0", "1", "0"), "{shown}");
+
+    // The run that filled the disk still answers with what it printed after the disk was full,
+    // and says which directory to clear.
+    let b: Value = serde_json::from_str(&read("b.json")).unwrap_or_else(|e| panic!("b.json: {e}{shown}"));
+    assert_eq!(b["diagnostics"][0]["message"], "printed after the disk filled", "{b:#}");
+    let notes = b["notes"].to_string();
+    assert!(notes.contains("could be stored") && notes.contains("the disk holding the run store is full"), "{b:#}");
+    assert!(notes.contains(&format!("{}/runs", sb.state().display())), "the note names the directory: {b:#}");
+
+    // Retention made room: the oldest run went, the two newest are whole, and B's index agrees
+    // with its log.
+    let runs: Vec<Value> = serde_json::from_str(&read("runs.json")).unwrap_or_else(|e| panic!("runs.json: {e}{shown}"));
+    let ids: Vec<&str> = runs.iter().filter_map(|r| r["id"].as_str()).collect();
+    let c: Value = serde_json::from_str(&read("c.json")).unwrap_or_else(|e| panic!("c.json: {e}{shown}"));
+    assert_eq!(ids, [c["runId"].as_str().unwrap(), b["runId"].as_str().unwrap()], "{runs:#?}");
+    let stored = runs[1]["lines"].as_u64().expect("lines");
+    assert_eq!(runs[1]["status"], "exited", "{runs:#?}");
+    assert!(stored > 0 && stored < 5001, "{runs:#?}");
+    let last = read("b-last.txt");
+    assert!(last.starts_with(&format!("lines {stored}-{stored} of {stored}\n")), "{last}");
 }

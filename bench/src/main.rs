@@ -4,15 +4,17 @@
 //! missed goal, the gap.
 //!
 //! It drives the real release binary (`buildvise` next to this executable) as a user or an MCP
-//! client would; only the log page latency is measured in-process, through the host library, so
-//! that process start does not hide it. It is not a test: nothing here fails the build, and the
-//! figures depend on the machine.
+//! client would; only the log page latency (through the host library) and the parsers at scale
+//! (through the plugin crates) are measured in-process, so that process start does not hide them.
+//! It is not a test: nothing here fails the build, and the figures depend on the machine.
 //!
 //! Reproduce: `cargo build --release --workspace && target/release/bench --write docs/benchmarks.md`.
 
 mod corpus;
+mod isolation;
 mod mcp;
 mod overhead;
+mod parse_scale;
 mod report;
 mod scale;
 mod tokens;
@@ -46,6 +48,9 @@ struct Args {
     /// The folder holding `corpus/` and `eval/score.py` (default: `../shared` beside the project root).
     #[arg(long, value_name = "DIR")]
     shared: Option<PathBuf>,
+    /// Measure only these sections (tokens, overhead, scale, parse, isolation); default: all.
+    #[arg(long, value_name = "SECTION", value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 /// Where everything is, and the scratch space every measured process runs in.
@@ -98,12 +103,17 @@ fn main() -> anyhow::Result<()> {
     if std::env::args().nth(1).as_deref() == Some(scale::RUSAGE_MODE) {
         return scale::measure_child(std::env::args_os().skip(2).collect());
     }
+    // The isolation figures re-run it as a prototype out-of-process plugin host.
+    if std::env::args().nth(1).as_deref() == Some(isolation::HOST_MODE) {
+        return isolation::serve(std::env::args_os().skip(2).collect());
+    }
     let args = Args::parse();
     let setup = setup(&args)?;
     let started = Instant::now();
     let mut report = Report::new(&setup)?;
 
-    section("tokens and information kept", || {
+    let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| name.starts_with(o.as_str()));
+    section(wanted, "tokens and information kept", || {
         let cases = corpus::load(&setup.corpus)?;
         let ideal = corpus::ideal_answers(&setup)?;
         let measured = tokens::measure(&setup, &cases, &ideal)?;
@@ -115,8 +125,10 @@ fn main() -> anyhow::Result<()> {
         }
         Ok(())
     })?;
-    section("overhead", || overhead::run(&setup, &mut report))?;
-    section("scale", || scale::run(&setup, &mut report))?;
+    section(wanted, "overhead", || overhead::run(&setup, &mut report))?;
+    section(wanted, "scale", || scale::run(&setup, &mut report))?;
+    section(wanted, "parse scale", || parse_scale::run(&setup, &mut report))?;
+    section(wanted, "isolation", || isolation::run(&setup, &mut report))?;
     report.elapsed = started.elapsed();
 
     print!("{}", report.tables());
@@ -127,8 +139,11 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs one part of the bench, telling the person waiting what is going on.
-fn section(name: &str, body: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<()> {
+/// Runs one part of the bench, if wanted, telling the person waiting what is going on.
+fn section(wanted: impl Fn(&str) -> bool, name: &str, body: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<()> {
+    if !wanted(name) {
+        return Ok(());
+    }
     eprintln!("bench: {name}…");
     let started = Instant::now();
     body().with_context(|| format!("measuring {name}"))?;

@@ -7,7 +7,11 @@
 use crate::report::{Figure, Report, num};
 use crate::{Setup, median, run_ok};
 use anyhow::{Context, bail};
-use buildvise::render::{LogQuery, Surface, render_log};
+use buildvise::app::{App, LogCall};
+use buildvise::config::Config;
+use buildvise::plugins::Registry;
+use buildvise::render::Surface;
+use buildvise::run::CancelToken;
 use buildvise::store::{RunStatus, Store, StreamFilter};
 use std::ffi::OsString;
 use std::io::Write;
@@ -161,21 +165,24 @@ fn pages(setup: &Setup, report: &mut Report, store_dir: &Path) -> anyhow::Result
     let store = Store::open(store_dir)?;
     let meta = only_run(store_dir)?;
     let total = store.reader(&meta.id)?.count(StreamFilter::Both)?;
+    let app = App::new(Registry::default(), store, Config::default(), None);
+    let log = |call: &LogCall| app.log(call, &CancelToken::default(), Surface::Mcp, &mut |_| {});
     let positions = [("start", 1), ("middle", total / 2), ("end", total.saturating_sub(PAGE_LINES - 1))];
     let samples = if setup.quick { PAGE_SAMPLES / 2 } else { PAGE_SAMPLES };
     for (name, start) in positions {
-        let query = LogQuery {
+        let call = LogCall {
+            run_id: meta.id.clone(),
             start: start as i64,
             count: Some(PAGE_LINES),
             stream: StreamFilter::Both,
             grep: None,
-            max_lines: PAGE_LINES as u32,
+            detail: None,
+            max_lines: Some(PAGE_LINES as u32),
         };
         let mut times = Vec::with_capacity(samples);
         for _ in 0..samples {
             let started = Instant::now();
-            let mut reader = store.reader(&meta.id)?;
-            let page = render_log(&mut reader, &meta.id, &query, Surface::Mcp)?;
+            let page = log(&call)?;
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             if !page.text.contains(&format!("{start}|")) {
                 bail!("the page at line {start} does not show that line: {}", page.text);
@@ -192,6 +199,27 @@ fn pages(setup: &Setup, report: &mut Report, store_dir: &Path) -> anyhow::Result
              host/src/store/log.rs).",
         ));
     }
+    // A grep that matches nothing reads the whole log: the cost of a scan, per line.
+    let grep = LogCall {
+        run_id: meta.id.clone(),
+        start: 1,
+        count: None,
+        stream: StreamFilter::Both,
+        grep: Some("^never matches$".to_string()),
+        detail: None,
+        max_lines: Some(PAGE_LINES as u32),
+    };
+    let started = Instant::now();
+    let scanned = log(&grep)?;
+    let took = started.elapsed();
+    if !scanned.text.starts_with("0 matching") {
+        bail!("a grep for nothing matched something: {}", scanned.text);
+    }
+    report.figures.push(Figure::info(
+        SECTION,
+        format!("log grep over all {total} lines, no match, in-process"),
+        format!("{} ({} ns a line)", num(took.as_secs_f64(), "s"), (took.as_nanos() / u128::from(total.max(1)))),
+    ));
     let mut cli_times = Vec::with_capacity(setup.reps);
     for _ in 0..setup.reps {
         let started = Instant::now();

@@ -1,5 +1,12 @@
-//! Settings: built-in defaults, overridden by the user's `~/.config/buildvise/config.toml`, then
-//! by a project's `buildvise.toml` (found from the run's cwd upwards), then by call arguments.
+//! Settings, and who may set what.
+//!
+//! The operator's settings come from built-in defaults, the user's
+//! `~/.config/buildvise/config.toml`, the environment and the command line, and are fixed when
+//! buildvise starts ([`Config::load`]). A project's `buildvise.toml` comes with a repository that
+//! nobody vetted, so it may only narrow them ([`Config::for_project`]): it can hide tools, make
+//! the project read-only, lower the timeout cap, choose its answers' size and prune its own runs,
+//! but never load code (`plugin_dirs`), consent for the operator (`allow_mutating`), or reach
+//! other projects' runs.
 
 use crate::store::Retention;
 use serde::Deserialize;
@@ -11,33 +18,59 @@ pub const MAX_LINES_LIMIT: u32 = 10_000;
 const DEFAULT_TIMEOUT_SECS: u64 = 600;
 const DEFAULT_MAX_TIMEOUT_SECS: u64 = 3600;
 const PROJECT_FILE: &str = "buildvise.toml";
+/// Keys only the operator may set, refused in a project file with the reason.
+const OPERATOR_ONLY: &[&str] = &["plugin_dirs", "allow_mutating"];
 
-/// One config file as written. Every key is optional so files can be layered.
+/// The user's config file as written. Every key is optional so that it layers over defaults.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub struct ConfigFile {
-    pub max_lines: Option<u32>,
-    pub timeout_secs: Option<u64>,
-    pub max_timeout_secs: Option<u64>,
+struct UserFile {
+    max_lines: Option<u32>,
+    timeout_secs: Option<u64>,
+    max_timeout_secs: Option<u64>,
     #[serde(default)]
-    pub plugin_dirs: Vec<PathBuf>,
+    plugin_dirs: Vec<PathBuf>,
     #[serde(default)]
-    pub disable: Vec<String>,
-    pub read_only: Option<bool>,
+    disable: Vec<String>,
+    read_only: Option<bool>,
     /// Run workspace-changing tools without `confirm`.
-    pub allow_mutating: Option<bool>,
-    pub retention: Option<RetentionFile>,
+    allow_mutating: Option<bool>,
+    retention: Option<RetentionFile>,
+}
+
+/// A project's `buildvise.toml`: preferences and restrictions, never permissions.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+struct ProjectFile {
+    max_lines: Option<u32>,
+    timeout_secs: Option<u64>,
+    max_timeout_secs: Option<u64>,
+    #[serde(default)]
+    disable: Vec<String>,
+    read_only: Option<bool>,
+    retention: Option<RetentionFile>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub struct RetentionFile {
-    pub max_runs: Option<usize>,
-    pub max_age_days: Option<u64>,
-    pub max_mb: Option<u64>,
+struct RetentionFile {
+    max_runs: Option<usize>,
+    max_age_days: Option<u64>,
+    max_mb: Option<u64>,
 }
 
-/// The merged settings in force.
+impl RetentionFile {
+    /// `base` with this file's limits; huge values saturate rather than wrap to nothing.
+    fn over(&self, base: &Retention) -> Retention {
+        Retention {
+            max_runs: self.max_runs.unwrap_or(base.max_runs),
+            max_age: self.max_age_days.map_or(base.max_age, |d| Duration::from_secs(d.saturating_mul(24 * 3600))),
+            max_bytes: self.max_mb.map_or(base.max_bytes, |mb| mb.saturating_mul(1 << 20)),
+        }
+    }
+}
+
+/// The settings in force.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub max_lines: u32,
@@ -65,38 +98,61 @@ impl Default for Config {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct ConfigError {
-    pub path: PathBuf,
-    pub message: String,
+/// A project's own retention policy: it applies to the runs made under `root` and no others.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectRetention {
+    pub root: PathBuf,
+    pub policy: Retention,
 }
 
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is not a valid buildvise config", path.display())]
+    Syntax {
+        path: PathBuf,
+        #[source]
+        source: Box<toml::de::Error>,
+    },
+    #[error(
+        "{}: `{key}` can only be set by the operator (the user config, a flag or the environment), never by a project; remove it from this file",
+        path.display()
+    )]
+    OperatorOnly { path: PathBuf, key: &'static str },
+    #[error("{}: {problem}", path.display())]
+    Value { path: PathBuf, problem: MaxLinesError },
+}
+
+/// A `maxLines` value out of range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("maxLines must be between 1 and {MAX_LINES_LIMIT}, got {0}")]
+pub struct MaxLinesError(pub i64);
+
 impl Config {
-    /// Defaults, then the user file, then the project file nearest `cwd`.
-    pub fn load(cwd: &Path) -> Result<Self, ConfigError> {
+    /// The operator's settings: defaults, then the user's file, then `BUILDVISE_DISABLE`.
+    pub fn load() -> Result<Self, ConfigError> {
         let mut config = Config::default();
-        if let Some(user) = user_file() {
-            config.apply_file(&user)?;
+        if let Some(path) = user_file()
+            && let Some(text) = read_optional(&path)?
+        {
+            let file: UserFile = parse(&path, &text)?;
+            config.apply_user(file, &path)?;
         }
-        if let Some(project) = cwd.ancestors().map(|d| d.join(PROJECT_FILE)).find(|p| p.is_file()) {
-            config.apply_file(&project)?;
+        if let Ok(disabled) = std::env::var("BUILDVISE_DISABLE") {
+            config.disable.extend(disabled.split(',').map(str::trim).filter(|d| !d.is_empty()).map(String::from));
         }
         Ok(config)
     }
 
-    fn apply_file(&mut self, path: &Path) -> Result<(), ConfigError> {
-        let Ok(text) = std::fs::read_to_string(path) else { return Ok(()) };
-        let file: ConfigFile =
-            toml::from_str(&text).map_err(|e| ConfigError { path: path.to_path_buf(), message: e.to_string() })?;
+    fn apply_user(&mut self, file: UserFile, path: &Path) -> Result<(), ConfigError> {
         let base = path.parent().unwrap_or(Path::new("."));
-        self.apply(file, base).map_err(|message| ConfigError { path: path.to_path_buf(), message })
-    }
-
-    /// Layers one file over the current settings; relative plugin dirs are taken from `base`.
-    pub fn apply(&mut self, file: ConfigFile, base: &Path) -> Result<(), String> {
         if let Some(n) = file.max_lines {
-            self.max_lines = check_max_lines(i64::from(n)).map_err(|e| format!("max_lines: {e}"))?;
+            self.max_lines = check_max_lines(i64::from(n)).map_err(|problem| value_error(path, problem))?;
         }
         if let Some(s) = file.timeout_secs {
             self.timeout = Duration::from_secs(s.max(1));
@@ -110,18 +166,48 @@ impl Config {
         if let Some(allow) = file.allow_mutating {
             self.allow_mutating = allow;
         }
-        if let Some(r) = file.retention {
-            if let Some(n) = r.max_runs {
-                self.retention.max_runs = n;
-            }
-            if let Some(days) = r.max_age_days {
-                self.retention.max_age = Duration::from_secs(days * 24 * 3600);
-            }
-            if let Some(mb) = r.max_mb {
-                self.retention.max_bytes = mb << 20;
-            }
+        if let Some(r) = &file.retention {
+            self.retention = r.over(&self.retention);
         }
         Ok(())
+    }
+
+    /// These settings narrowed by the project file nearest `cwd` (searched upwards, but not
+    /// above `ceiling`, the allowed root that holds `cwd`), and the project's own retention.
+    pub fn for_project(
+        &self,
+        cwd: &Path,
+        ceiling: Option<&Path>,
+    ) -> Result<(Config, Option<ProjectRetention>), ConfigError> {
+        let found = cwd
+            .ancestors()
+            .take_while(|dir| ceiling.is_none_or(|top| dir.starts_with(top)))
+            .map(|dir| dir.join(PROJECT_FILE))
+            .find(|p| p.is_file());
+        let Some(path) = found else { return Ok((self.clone(), None)) };
+        let Some(text) = read_optional(&path)? else { return Ok((self.clone(), None)) };
+        let table: toml::Table = parse(&path, &text)?;
+        if let Some(key) = OPERATOR_ONLY.iter().find(|k| table.contains_key(**k)) {
+            return Err(ConfigError::OperatorOnly { path, key });
+        }
+        let file: ProjectFile = parse(&path, &text)?;
+        let mut narrowed = self.clone();
+        if let Some(n) = file.max_lines {
+            narrowed.max_lines = check_max_lines(i64::from(n)).map_err(|problem| value_error(&path, problem))?;
+        }
+        if let Some(s) = file.max_timeout_secs {
+            narrowed.max_timeout = narrowed.max_timeout.min(Duration::from_secs(s.max(1)));
+        }
+        if let Some(s) = file.timeout_secs {
+            narrowed.timeout = Duration::from_secs(s.max(1));
+        }
+        narrowed.disable.extend(file.disable);
+        narrowed.read_only |= file.read_only.unwrap_or(false);
+        let retention = file.retention.map(|r| ProjectRetention {
+            root: path.parent().unwrap_or(Path::new("/")).to_path_buf(),
+            policy: r.over(&self.retention),
+        });
+        Ok((narrowed, retention))
     }
 
     /// The timeout for one call: the call's, else the tool's default, else the config's; capped.
@@ -129,15 +215,39 @@ impl Config {
         let chosen = call.or(tool_default).map(Duration::from_secs).unwrap_or(self.timeout);
         chosen.min(self.max_timeout)
     }
+
+    /// Whether a tool is shown and callable: not disabled by name (`npm.*` for a whole plugin),
+    /// and not a mutating tool under read-only.
+    pub fn allows(&self, spec: &buildvise_plugin_api::ToolSpec) -> bool {
+        let hidden_by_name = self.disable.iter().map(|d| d.trim()).any(|d| {
+            d == spec.name
+                || d.strip_suffix(".*").is_some_and(|p| spec.name.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
+        });
+        let refused_as_mutating = self.read_only && spec.mutates_workspace;
+        !(hidden_by_name || refused_as_mutating)
+    }
+}
+
+fn value_error(path: &Path, problem: MaxLinesError) -> ConfigError {
+    ConfigError::Value { path: path.to_path_buf(), problem }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|e| ConfigError::Syntax { path: path.to_path_buf(), source: Box::new(e) })
+}
+
+/// The file's text, or None when there is no such file.
+fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read { path: path.to_path_buf(), source }),
+    }
 }
 
 /// Validates a `maxLines` value: 1..=10000.
-pub fn check_max_lines(n: i64) -> Result<u32, String> {
-    if (1..=i64::from(MAX_LINES_LIMIT)).contains(&n) {
-        Ok(n as u32)
-    } else {
-        Err(format!("maxLines must be between 1 and {MAX_LINES_LIMIT}, got {n}"))
-    }
+pub fn check_max_lines(n: i64) -> Result<u32, MaxLinesError> {
+    if (1..=i64::from(MAX_LINES_LIMIT)).contains(&n) { Ok(n as u32) } else { Err(MaxLinesError(n)) }
 }
 
 fn user_file() -> Option<PathBuf> {
@@ -151,19 +261,74 @@ fn user_file() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use buildvise_plugin_api::ToolSpec;
+
+    fn project(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(PROJECT_FILE), text).unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        (dir, sub)
+    }
 
     #[test]
-    fn layers_and_validates() {
+    fn user_file_layers_and_validates() {
         let mut c = Config::default();
-        let file: ConfigFile =
+        let file: UserFile =
             toml::from_str("max_lines = 50\ndisable = [\"npm.install\"]\n[retention]\nmax_runs = 5").unwrap();
-        c.apply(file, Path::new("/p")).unwrap();
+        c.apply_user(file, Path::new("/u/config.toml")).unwrap();
         assert_eq!(c.max_lines, 50);
         assert_eq!(c.retention.max_runs, 5);
         assert_eq!(c.disable, vec!["npm.install"]);
-        let bad: ConfigFile = toml::from_str("max_lines = 0").unwrap();
-        assert!(c.apply(bad, Path::new("/p")).unwrap_err().contains("between 1 and 10000"));
-        assert!(toml::from_str::<ConfigFile>("max_line = 3").is_err());
+        let bad: UserFile = toml::from_str("max_lines = 0").unwrap();
+        let err = c.apply_user(bad, Path::new("/u/config.toml")).unwrap_err().to_string();
+        assert!(err.contains("between 1 and 10000"), "{err}");
+        assert!(toml::from_str::<UserFile>("max_line = 3").is_err());
+    }
+
+    #[test]
+    fn a_project_narrows_and_never_widens() {
+        let operator = Config {
+            read_only: true,
+            disable: vec!["cargo.test".into()],
+            max_timeout: Duration::from_secs(100),
+            ..Config::default()
+        };
+        let (_dir, cwd) =
+            project("read_only = false\ndisable = [\"npm.*\"]\nmax_timeout_secs = 99999\ntimeout_secs = 5");
+        let (narrowed, _) = operator.for_project(&cwd, None).unwrap();
+        assert!(narrowed.read_only, "a project turned read-only off");
+        assert_eq!(narrowed.disable, vec!["cargo.test".to_string(), "npm.*".to_string()]);
+        assert_eq!(narrowed.max_timeout, Duration::from_secs(100));
+        assert_eq!(narrowed.timeout_for(None, None), Duration::from_secs(5));
+        let (_dir, cwd) = project("max_timeout_secs = 10");
+        assert_eq!(operator.for_project(&cwd, None).unwrap().0.max_timeout, Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_project_cannot_load_plugins_or_consent() {
+        for text in ["plugin_dirs = [\"evil\"]", "allow_mutating = true", "allow_mutating = false"] {
+            let (_dir, cwd) = project(text);
+            let err = Config::default().for_project(&cwd, None).unwrap_err().to_string();
+            assert!(err.contains("can only be set by the operator"), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_projects_retention_is_its_own() {
+        let (dir, cwd) = project("[retention]\nmax_runs = 1\nmax_mb = 9223372036854775807");
+        let (narrowed, own) = Config::default().for_project(&cwd, None).unwrap();
+        assert_eq!(narrowed.retention, Retention::default(), "the project changed the global policy");
+        let own = own.unwrap();
+        assert_eq!(own.root, dir.path());
+        assert_eq!((own.policy.max_runs, own.policy.max_bytes), (1, u64::MAX));
+    }
+
+    #[test]
+    fn the_search_stops_at_the_ceiling() {
+        let (dir, cwd) = project("read_only = true");
+        assert!(!Config::default().for_project(&cwd, Some(&cwd)).unwrap().0.read_only);
+        assert!(Config::default().for_project(&cwd, Some(dir.path())).unwrap().0.read_only);
     }
 
     #[test]
@@ -173,5 +338,20 @@ mod tests {
         assert_eq!(c.timeout_for(None, Some(50)), Duration::from_secs(50));
         assert_eq!(c.timeout_for(None, None), Duration::from_secs(100));
         assert_eq!(c.timeout_for(Some(1000), None), Duration::from_secs(100));
+    }
+
+    #[test]
+    fn hiding_rules() {
+        let spec = |name: &str, mutates: bool| {
+            let s = ToolSpec::new(name, "");
+            if mutates { s.mutating() } else { s }
+        };
+        let c = Config { disable: vec!["cargo.test".into(), "npm.*".into()], ..Config::default() };
+        assert!(!c.allows(&spec("cargo.test", false)));
+        assert!(c.allows(&spec("cargo.build", false)));
+        assert!(!c.allows(&spec("npm.build", false)));
+        let read_only = Config { read_only: true, ..Config::default() };
+        assert!(!read_only.allows(&spec("npm.install", true)));
+        assert!(read_only.allows(&spec("npm.test", false)));
     }
 }

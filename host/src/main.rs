@@ -1,11 +1,6 @@
-//! The `buildvise` binary: the command line's edge, where errors become messages and exit codes.
+//! The `buildvise` binary. Everything, including the exit code of buildvise's own failures, is
+//! decided by [`buildvise::cli::main`].
 
 fn main() {
-    match buildvise::cli::main() {
-        Ok(code) => std::process::exit(code),
-        Err(e) => {
-            eprintln!("buildvise: {e:#}");
-            std::process::exit(2);
-        }
-    }
+    std::process::exit(buildvise::cli::main());
 }

@@ -1,8 +1,17 @@
 //! What a run came to: the plugin's [`ParseResult`] with `success` decided, stored as
 //! `result.json` and rendered for every surface.
 
+use crate::parse::ParseFailure;
+use crate::store::RunMeta;
 use buildvise_plugin_api::{Diagnostic, ParseResult, Severity, TestSummary};
 use serde::{Deserialize, Serialize};
+
+/// A run that has ended: what ran and how ([`RunMeta`]), and what it came to.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub meta: RunMeta,
+    pub result: RunResult,
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -23,7 +32,7 @@ pub struct RunResult {
 impl RunResult {
     /// Decides success: the plugin's word, else the exit code, and never success when the run
     /// did not exit by itself (`exit_code` None).
-    pub fn from_parse(parsed: Result<ParseResult, String>, exit_code: Option<i32>) -> Self {
+    pub fn from_parse(parsed: Result<ParseResult, ParseFailure>, exit_code: Option<i32>) -> Self {
         let exited_ok = exit_code == Some(0);
         match parsed {
             Ok(p) => RunResult {
@@ -33,7 +42,7 @@ impl RunResult {
                 failed_tests: p.failed_tests,
                 parser_error: None,
             },
-            Err(e) => RunResult { success: exited_ok, parser_error: Some(e), ..RunResult::default() },
+            Err(e) => RunResult { success: exited_ok, parser_error: Some(e.to_string()), ..RunResult::default() },
         }
     }
 
@@ -60,9 +69,9 @@ mod tests {
         assert!(RunResult::from_parse(Ok(ok.clone()), Some(0)).success);
         assert!(!RunResult::from_parse(Ok(ok.clone()), Some(1)).success);
         assert!(!RunResult::from_parse(Ok(ok), None).success);
-        let says_no = ParseResult { success: Some(false), ..ParseResult::default() };
+        let says_no = ParseResult::default().with_success(Some(false));
         assert!(!RunResult::from_parse(Ok(says_no), Some(0)).success);
-        let failed = RunResult::from_parse(Err("boom".into()), Some(0));
-        assert_eq!(failed.parser_error.as_deref(), Some("boom"));
+        let failed = RunResult::from_parse(Err(ParseFailure::Stuck { line: 7 }), Some(0));
+        assert!(failed.parser_error.as_deref().is_some_and(|e| e.contains("log line 7")));
     }
 }

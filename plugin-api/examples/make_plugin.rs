@@ -11,24 +11,22 @@ pub struct MakePlugin;
 
 impl Plugin for MakePlugin {
     fn manifest(&self) -> Manifest {
-        Manifest {
-            name: "make".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            tools: vec![ToolSpec {
-                name: "make.build".into(),
-                description: "Build with make (make ARGS)".into(),
-                mutates_workspace: false,
-                timeout_secs: None,
-                args_hint: Some("make targets and VAR=value".into()),
-            }],
-        }
+        let build =
+            ToolSpec::new("make.build", "Build with make (make ARGS)").with_args_hint("make targets and VAR=value");
+        Manifest::new("make", env!("CARGO_PKG_VERSION"), vec![build])
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
-        if request.args.iter().any(|a| a.starts_with("SHELL=")) {
-            return Err("SHELL= would run another program; send targets and variables only".into());
+        for (i, arg) in request.args.iter().enumerate() {
+            if arg.starts_with("SHELL=") {
+                return Err("SHELL= would run another program; send targets and variables only".into());
+            }
+            // `-C DIR` runs make elsewhere: keep it inside the directories this call may use.
+            if arg == "-C" {
+                request.check_path("-C", request.args.get(i + 1).map_or("", String::as_str))?;
+            }
         }
-        Ok(CommandPlan { program: "make".into(), args: request.args.clone(), ..Default::default() })
+        Ok(CommandPlan::new("make").with_args(request.args.iter().cloned()))
     }
 
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
@@ -58,8 +56,8 @@ impl Parser for MakeParser {
         self.found.push(d);
     }
 
-    fn finish(self: Box<Self>, _end: &RunEnd) -> ParseResult {
-        ParseResult { diagnostics: self.found.into_vec(), ..Default::default() }
+    fn finish(&mut self, _end: &RunEnd) -> ParseResult {
+        ParseResult::new(std::mem::take(&mut self.found).into_vec())
     }
 }
 
@@ -71,12 +69,23 @@ mod tests {
 
     #[test]
     fn reports_gcc_errors() {
-        let parser = MakePlugin.parser(&ParseContext { cwd: "/p".into(), ..Default::default() });
+        let parser = MakePlugin.parser(&ParseContext::new("make.build", "/p"));
         let log = b"make: Entering directory '/p'\n/p/src/a.c:3:7: error: boom\nsrc/b.c:9:1: warning: unused\n";
         let result = buildvise_plugin_api::testing::parse_log(parser, log, 2);
         assert_eq!(result.diagnostics.len(), 2);
         assert_eq!(result.diagnostics[0].file.as_deref(), Some("src/a.c"));
         assert_eq!((result.diagnostics[0].line, result.diagnostics[0].column), (Some(3), Some(7)));
         assert_eq!(result.diagnostics[1].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn keeps_make_inside_the_allowed_directories() {
+        let request = |args: &[&str]| {
+            PlanRequest::new("make.build", args.iter().map(|a| a.to_string()).collect(), "/p", "/runs/x")
+                .with_roots(vec!["/p".into()])
+        };
+        assert!(MakePlugin.plan(&request(&["-C", "sub", "all"])).is_ok());
+        let refused = MakePlugin.plan(&request(&["-C", "/etc", "all"])).unwrap_err();
+        assert!(refused.contains("points outside the directories this call may use"), "{refused}");
     }
 }

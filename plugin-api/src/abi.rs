@@ -1,11 +1,24 @@
 //! ABI v1: the `#[repr(C)]` table a plugin library exports, and the glue that implements it over
 //! the safe [`Plugin`] trait.
 //!
-//! A library exports one symbol, [`ENTRY_SYMBOL`], a function returning a pointer to a static
-//! [`PluginTableV1`]. Structured values cross as UTF-8 JSON; a buffer is freed by the side that
-//! allocated it ([`PluginTableV1::buffer_free`] for buffers the plugin returns). Output lines cross
-//! as raw byte slices, the hot path. Every function catches panics: a panic becomes an error value
-//! and the host process lives on.
+//! A library exports two symbols. [`HEADER_SYMBOL`] is a static [`AbiHeader`]: the ABI version and
+//! table size, readable without calling into the plugin. [`ENTRY_SYMBOL`] is a function returning
+//! a pointer to the static [`PluginTableV1`]. Structured values cross as UTF-8 JSON; a buffer is
+//! freed by the side that allocated it ([`PluginTableV1::buffer_free`] for buffers the plugin
+//! returns). Output lines cross as raw byte slices, the hot path. Every function catches panics: a
+//! panic becomes an error value and the host process lives on.
+//!
+//! **How the table grows.** Within ABI version 1, functions are only ever appended, and every
+//! function added after 1.0 is an optional slot (`Option<fn>`): a host uses a slot only when the
+//! table's `struct_size` covers it and it is not null. So a plugin built against an older crate
+//! loads in a newer host (which falls back to what 1.0 offers), and a newer plugin loads in an
+//! older host (which reads the prefix it knows). A change that cannot be made this way is a new
+//! `abi_version`, and the host refuses versions it does not speak.
+//!
+//! | minor | adds |
+//! |---|---|
+//! | 1.0 | `manifest` … `buffer_free` (required) |
+//! | 1.1 | `parser_feed_batch` (optional) |
 //!
 //! Plugin authors never touch this module: `export_plugin!(MyPlugin)` does it all.
 
@@ -19,11 +32,34 @@ use std::sync::OnceLock;
 /// The version of the table layout below. A host refuses any other.
 pub const ABI_VERSION: u32 = 1;
 
-/// The exported symbol's name, NUL-terminated for `dlsym`.
+/// The exported function's name, NUL-terminated for `dlsym`.
 pub const ENTRY_SYMBOL: &[u8] = b"buildvise_plugin_v1\0";
+
+/// The exported [`AbiHeader`] static's name, NUL-terminated for `dlsym`. Libraries built before it
+/// existed lack it; the host then reads the same two numbers from the table.
+pub const HEADER_SYMBOL: &[u8] = b"buildvise_plugin_abi\0";
 
 /// The signature of [`ENTRY_SYMBOL`].
 pub type EntryFn = unsafe extern "C" fn() -> *const PluginTableV1;
+
+/// The table size of ABI 1.0: the header and the eight functions every plugin has. A host needs
+/// at least this much.
+pub const TABLE_SIZE_1_0: u32 = std::mem::offset_of!(PluginTableV1, parser_feed_batch) as u32;
+
+/// What a host can learn of a library before running any of its code.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbiHeader {
+    pub abi_version: u32,
+    /// `struct_size` of the table the entry function returns.
+    pub table_size: u32,
+}
+
+impl AbiHeader {
+    /// The header of a library built against this crate.
+    pub const CURRENT: AbiHeader =
+        AbiHeader { abi_version: ABI_VERSION, table_size: size_of::<PluginTableV1>() as u32 };
+}
 
 /// Bytes lent for the duration of one call.
 #[repr(C)]
@@ -48,6 +84,17 @@ impl RawSlice {
             unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
         }
     }
+}
+
+/// One line of a batch for `parser_feed_batch`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RawLine {
+    /// [`STREAM_STDOUT`] or [`STREAM_STDERR`].
+    pub stream: u32,
+    /// 1-based number in the stored log.
+    pub number: u64,
+    pub bytes: RawSlice,
 }
 
 /// A buffer allocated by the plugin, given to the host, and freed with `buffer_free`.
@@ -90,8 +137,10 @@ pub const STATUS_ERROR: u32 = 1;
 pub const STREAM_STDOUT: u32 = 1;
 pub const STREAM_STDERR: u32 = 2;
 
-/// The function table of ABI v1. New functions are only ever appended, and `struct_size` tells
-/// the host how many there are.
+pub type FeedBatchFn = unsafe extern "C" fn(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32;
+
+/// The function table of ABI v1. New functions are only ever appended, as optional slots, and
+/// `struct_size` tells the host how many there are.
 #[repr(C)]
 pub struct PluginTableV1 {
     pub abi_version: u32,
@@ -111,6 +160,9 @@ pub struct PluginTableV1 {
     /// → JSON [`crate::Progress`] of a parser still being fed.
     pub parser_progress: unsafe extern "C" fn(parser: *mut c_void) -> RawOutcome,
     pub buffer_free: unsafe extern "C" fn(buf: RawBuf),
+    /// 1.1: feeds `count` lines in one call, as `parser_feed` would one by one. Returns as
+    /// `parser_feed` does.
+    pub parser_feed_batch: Option<FeedBatchFn>,
 }
 
 static PLUGIN: OnceLock<Result<Box<dyn Plugin>, String>> = OnceLock::new();
@@ -126,13 +178,32 @@ static TABLE: PluginTableV1 = PluginTableV1 {
     parser_free: ffi_parser_free,
     parser_progress: ffi_parser_progress,
     buffer_free: ffi_buffer_free,
+    parser_feed_batch: Some(ffi_parser_feed_batch),
 };
 
 /// Called by `export_plugin!`'s entry symbol: builds the plugin once and returns the table.
 #[doc(hidden)]
 pub fn install(make: fn() -> Box<dyn Plugin>) -> *const PluginTableV1 {
-    PLUGIN.get_or_init(|| catch_unwind(make).map_err(|p| format!("plugin constructor panicked: {}", panic_text(&*p))));
+    PLUGIN.get_or_init(|| {
+        quiet_panics();
+        catch_unwind(make).map_err(|p| format!("plugin constructor panicked: {}", panic_text(&*p)))
+    });
     &TABLE
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened, for the error value that reports it.
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Every panic in a plugin is caught and reported in the answer; printing it on the host's stderr
+/// too (an MCP client's log) would say it twice. The hook keeps its location for the report. A
+/// plugin library links its own copy of std, so this hook is the library's alone.
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+        PANIC_AT.with(|slot| *slot.borrow_mut() = at);
+    }));
 }
 
 fn plugin() -> Result<&'static dyn Plugin, String> {
@@ -143,13 +214,18 @@ fn plugin() -> Result<&'static dyn Plugin, String> {
     }
 }
 
+/// The panic's message, and where it happened when the hook saw it.
 fn panic_text(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
         "non-string panic payload".to_string()
+    };
+    match PANIC_AT.with(|slot| slot.borrow_mut().take()) {
+        Some(at) => format!("{message} (at {at})"),
+        None => message,
     }
 }
 
@@ -188,10 +264,36 @@ unsafe extern "C" fn ffi_plan(request: RawSlice) -> RawOutcome {
     })
 }
 
-/// What a parser handle points to.
+/// What a parser handle points to. The parser stays here until `parser_free`, whatever happened
+/// to it, so that it is dropped exactly once and always inside `catch_unwind`.
 struct ParserSlot {
-    parser: Option<Box<dyn Parser>>,
+    parser: Box<dyn Parser>,
     failure: Option<String>,
+    finished: bool,
+}
+
+impl ParserSlot {
+    fn feed(&mut self, stream: u32, number: u64, bytes: &[u8]) -> u32 {
+        if self.failure.is_some() || self.finished {
+            return STATUS_ERROR;
+        }
+        let stream = if stream == STREAM_STDERR { Stream::Stderr } else { Stream::Stdout };
+        let parser = &mut self.parser;
+        match catch_unwind(AssertUnwindSafe(|| parser.feed(Line::new(stream, number, bytes)))) {
+            Ok(()) => STATUS_OK,
+            Err(p) => {
+                self.failure = Some(format!("parser panicked at log line {number}: {}", panic_text(&*p)));
+                STATUS_ERROR
+            }
+        }
+    }
+}
+
+/// # Safety
+/// `parser` is null or a live handle from `parser_new`, used from one thread at a time.
+unsafe fn slot<'a>(parser: *mut c_void) -> Option<&'a mut ParserSlot> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { parser.cast::<ParserSlot>().as_mut() }
 }
 
 unsafe extern "C" fn ffi_parser_new(context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
@@ -201,7 +303,7 @@ unsafe extern "C" fn ffi_parser_new(context: RawSlice, out: *mut *mut c_void) ->
     let result = guarded("parser_new", || {
         let context: ParseContext = parse_json(bytes, "parse context")?;
         let parser = plugin()?.parser(&context);
-        handle = Box::into_raw(Box::new(ParserSlot { parser: Some(parser), failure: None })).cast();
+        handle = Box::into_raw(Box::new(ParserSlot { parser, failure: None, finished: false })).cast();
         Ok(Vec::new())
     });
     if !out.is_null() {
@@ -212,58 +314,60 @@ unsafe extern "C" fn ffi_parser_new(context: RawSlice, out: *mut *mut c_void) ->
 }
 
 unsafe extern "C" fn ffi_parser_feed(parser: *mut c_void, stream: u32, number: u64, line: RawSlice) -> u32 {
-    if parser.is_null() {
-        return STATUS_ERROR;
-    }
-    // SAFETY: the handle came from parser_new and has not been freed; the host feeds one parser
-    // from one thread at a time.
-    let slot = unsafe { &mut *parser.cast::<ParserSlot>() };
-    if slot.failure.is_some() {
-        return STATUS_ERROR;
-    }
-    let Some(inner) = slot.parser.as_mut() else {
-        return STATUS_ERROR;
-    };
+    // SAFETY: the handle came from parser_new and has not been freed.
+    let Some(slot) = (unsafe { slot(parser) }) else { return STATUS_ERROR };
     // SAFETY: the host lends the line for the duration of this call.
-    let bytes = unsafe { line.as_bytes() };
-    let stream = if stream == STREAM_STDERR { Stream::Stderr } else { Stream::Stdout };
-    match catch_unwind(AssertUnwindSafe(|| inner.feed(Line { stream, number, bytes }))) {
-        Ok(()) => STATUS_OK,
-        Err(p) => {
-            slot.failure = Some(format!("parser panicked at log line {number}: {}", panic_text(&*p)));
-            slot.parser = None;
-            STATUS_ERROR
+    slot.feed(stream, number, unsafe { line.as_bytes() })
+}
+
+unsafe extern "C" fn ffi_parser_feed_batch(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32 {
+    // SAFETY: the handle came from parser_new and has not been freed.
+    let Some(slot) = (unsafe { slot(parser) }) else { return STATUS_ERROR };
+    if count == 0 {
+        return if slot.failure.is_some() { STATUS_ERROR } else { STATUS_OK };
+    }
+    if lines.is_null() {
+        return STATUS_ERROR;
+    }
+    // SAFETY: the host lends `count` lines, and the bytes they point to, for this call.
+    let lines = unsafe { std::slice::from_raw_parts(lines, count) };
+    for line in lines {
+        // SAFETY: as above.
+        if slot.feed(line.stream, line.number, unsafe { line.bytes.as_bytes() }) != STATUS_OK {
+            return STATUS_ERROR;
         }
     }
+    STATUS_OK
 }
 
 unsafe extern "C" fn ffi_parser_finish(parser: *mut c_void, end: RawSlice) -> RawOutcome {
-    if parser.is_null() {
+    // SAFETY: the handle came from parser_new and has not been freed.
+    let Some(slot) = (unsafe { slot(parser) }) else {
         return outcome(Err("parser_finish got a null parser".to_string()));
-    }
-    // SAFETY: as in ffi_parser_feed.
-    let slot = unsafe { &mut *parser.cast::<ParserSlot>() };
+    };
     // SAFETY: the host lends the end record for the duration of this call.
     let bytes = unsafe { end.as_bytes() };
     guarded("parser finish", || {
         if let Some(failure) = slot.failure.take() {
             return Err(failure);
         }
-        let parser = slot.parser.take().ok_or("parser finished twice")?;
+        if std::mem::replace(&mut slot.finished, true) {
+            return Err("parser finished twice".to_string());
+        }
         let end: RunEnd = parse_json(bytes, "run end")?;
-        json(&parser.finish(&end))
+        json(&slot.parser.finish(&end))
     })
 }
 
 unsafe extern "C" fn ffi_parser_progress(parser: *mut c_void) -> RawOutcome {
-    if parser.is_null() {
+    // SAFETY: the handle came from parser_new and has not been freed.
+    let Some(slot) = (unsafe { slot(parser) }) else {
         return outcome(Err("parser_progress got a null parser".to_string()));
-    }
-    // SAFETY: as in ffi_parser_feed.
-    let slot = unsafe { &*parser.cast::<ParserSlot>() };
-    guarded("parser progress", || match &slot.parser {
-        Some(parser) => json(&parser.progress()),
-        None => Err(slot.failure.clone().unwrap_or_else(|| "parser already finished".to_string())),
+    };
+    guarded("parser progress", || match &slot.failure {
+        None if !slot.finished => json(&slot.parser.progress()),
+        None => Err("parser already finished".to_string()),
+        Some(failure) => Err(failure.clone()),
     })
 }
 
@@ -293,9 +397,24 @@ unsafe extern "C" fn ffi_buffer_free(buf: RawBuf) {
 /// impl buildvise_plugin_api::Plugin for MyPlugin { /* … */ }
 /// buildvise_plugin_api::export_plugin!(MyPlugin);
 /// ```
+///
+/// A plugin must unwind on panic: with `panic = "abort"` one bad line would take the host down,
+/// so the macro refuses to compile under it.
 #[macro_export]
 macro_rules! export_plugin {
     ($plugin:ty) => {
+        #[cfg(panic = "abort")]
+        compile_error!(
+            "buildvise plugins must be built with panic = \"unwind\": the host catches a plugin's panics, and \
+             with panic = \"abort\" a single panic would end the host process; remove `panic = \"abort\"` from \
+             the profile that builds this plugin"
+        );
+
+        /// The plugin's ABI version and table size, readable without running its code.
+        #[unsafe(no_mangle)]
+        #[allow(non_upper_case_globals)]
+        pub static buildvise_plugin_abi: $crate::abi::AbiHeader = $crate::abi::AbiHeader::CURRENT;
+
         /// The buildvise plugin entry point (ABI v1).
         #[unsafe(no_mangle)]
         pub extern "C" fn buildvise_plugin_v1() -> *const $crate::abi::PluginTableV1 {
@@ -305,4 +424,19 @@ macro_rules! export_plugin {
             $crate::abi::install(make)
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_sizes_grow_by_appending() {
+        // The header, then eight pointers.
+        let pointer = size_of::<*const u8>();
+        assert_eq!(TABLE_SIZE_1_0 as usize, 8 + 8 * pointer);
+        assert_eq!(AbiHeader::CURRENT.table_size as usize, TABLE_SIZE_1_0 as usize + pointer);
+        // An optional slot costs no more than a plain function pointer, and null means absent.
+        assert_eq!(size_of::<Option<FeedBatchFn>>(), pointer);
+    }
 }

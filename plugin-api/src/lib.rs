@@ -6,20 +6,23 @@
 //! panic at the boundary. The shared types in [`types`] cross as JSON.
 //!
 //! This crate is not the host: it spawns nothing, stores nothing and renders nothing. Beyond the
-//! contract it holds only what every parser needs ([`strip_ansi`], [`relative_to`],
-//! [`split_location`], [`join_test_name`], [`DiagnosticSet`]) so that plugins do not each write
-//! their own.
+//! contract it holds only what every plugin needs ([`strip_ansi`], [`clip`], [`relative_to`],
+//! [`split_location`], [`join_test_name`], [`DiagnosticSet`], [`PlanRequest::check_path`]) so that
+//! plugins do not each write their own.
 
 pub mod abi;
 mod ansi;
 mod collect;
 mod paths;
 mod plugin;
+mod roots;
 pub mod testing;
+mod text;
 pub mod types;
 
 pub use ansi::{strip_ansi, strip_ansi_str};
 pub use collect::{DiagnosticSet, join_test_name};
 pub use paths::{is_absolute, relative_to, split_location};
 pub use plugin::{Parser, Plugin};
+pub use text::clip;
 pub use types::*;

@@ -14,13 +14,26 @@ pub fn relative_to(path: &str, cwd: &str) -> String {
     }
     let norm = |s: &str| s.replace('\\', "/");
     let (p, c) = (norm(rel), norm(cwd.trim_end_matches(['/', '\\'])));
-    let windows = is_windows_absolute(&p);
-    let under = if windows {
-        p.len() > c.len() && p[..c.len()].eq_ignore_ascii_case(&c) && p.as_bytes()[c.len()] == b'/'
-    } else {
-        p.len() > c.len() && p.starts_with(&c) && p.as_bytes()[c.len()] == b'/'
-    };
-    if under { p[c.len() + 1..].to_string() } else { rel.to_string() }
+    let prefix_end =
+        if is_windows_absolute(&p) { prefix_ignoring_case(&p, &c) } else { p.strip_prefix(&c).map(|_| c.len()) };
+    match prefix_end.and_then(|end| p[end..].strip_prefix('/')) {
+        Some(inside) if !inside.is_empty() => inside.to_string(),
+        _ => rel.to_string(),
+    }
+}
+
+/// Where `prefix` ends in `text` when `text` starts with it, letters compared without case as
+/// Windows does. Compared a character at a time, so the end is always a character boundary in
+/// `text`, whatever byte lengths the two spellings have.
+fn prefix_ignoring_case(text: &str, prefix: &str) -> Option<usize> {
+    let mut rest = text.char_indices();
+    for wanted in prefix.chars() {
+        let (_, got) = rest.next()?;
+        if got != wanted && !got.to_uppercase().eq(wanted.to_uppercase()) {
+            return None;
+        }
+    }
+    Some(rest.offset())
 }
 
 /// True for `/x`, `\\server\x` and `C:\x` / `C:/x`.
@@ -67,6 +80,28 @@ mod tests {
     fn relative_windows() {
         assert_eq!(relative_to(r"C:\Src\App\Program.cs", r"c:\src\app"), "Program.cs");
         assert_eq!(relative_to(r"D:\x\y.cs", r"C:\x"), r"D:\x\y.cs");
+        assert_eq!(relative_to(r"C:\x\", r"C:\x"), r"C:\x\");
+    }
+
+    #[test]
+    fn multibyte_names_never_cut_a_character() {
+        // The cwd's length in bytes falls inside `ü`, `日` or `ä` of the path.
+        assert_eq!(relative_to(r"C:\Users\Jxrgen\a.cs", r"C:\Users\Jürgen"), r"C:\Users\Jxrgen\a.cs");
+        assert_eq!(relative_to(r"C:\Users\Jürgen\a.cs", r"C:\Users\Jxrgenx"), r"C:\Users\Jürgen\a.cs");
+        assert_eq!(relative_to(r"C:\日本\a.cs", r"C:\xy"), r"C:\日本\a.cs");
+        assert_eq!(relative_to("C:/ä/b.cs", r"C:\x"), "C:/ä/b.cs");
+        assert_eq!(relative_to("/home/jxrgen/a.rs", "/home/jürgen"), "/home/jxrgen/a.rs");
+        assert_eq!(relative_to("/home/jürgen/a.rs", "/home/jxrgenx"), "/home/jürgen/a.rs");
+        assert_eq!(relative_to("/home/jürgen/src/a.rs", "/home/jürgen"), "src/a.rs");
+    }
+
+    #[test]
+    fn windows_case_folding_covers_every_letter() {
+        assert_eq!(relative_to(r"C:\Users\JÜRGEN\Proj\a.cs", r"c:\users\jürgen\proj"), "a.cs");
+        assert_eq!(relative_to(r"C:\ΣΟΦΙΑ\a.cs", r"C:\σοφια"), "a.cs");
+        // A letter and a different one of another byte length never match.
+        assert_eq!(relative_to(r"C:\İx\a.cs", r"C:\ix"), r"C:\İx\a.cs");
+        assert_eq!(relative_to(r"C:\straße\a.cs", r"C:\STRASSE"), r"C:\straße\a.cs");
     }
 
     #[test]

@@ -22,9 +22,16 @@ pub trait Plugin: Send + Sync + 'static {
 /// Lines arrive in the order they were printed, each tagged with its stream. When the host parses
 /// saved logs with the streams apart (`buildvise parse --stdout F --stderr G`), it feeds all of
 /// stdout and then all of stderr, so a parser must not depend on the two streams interleaving.
+///
+/// The host feeds a parser from one thread at a time, but not always the thread that created it.
 pub trait Parser: Send {
+    /// One line of output. Called for every line, so it is the hot path: skip irrelevant lines
+    /// with a cheap test before any allocation or regex.
     fn feed(&mut self, line: Line<'_>);
-    fn finish(self: Box<Self>, end: &RunEnd) -> ParseResult;
+
+    /// The result, once every line was fed. Called once; the parser is dropped afterwards (take
+    /// what you gather with `std::mem::take`).
+    fn finish(&mut self, end: &RunEnd) -> ParseResult;
 
     /// Counts so far, for progress notifications while the run goes on. The host calls it between
     /// two feeds, about twice a second; the default reports nothing and the host shows line counts.

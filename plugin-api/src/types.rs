@@ -1,5 +1,10 @@
-//! The values that cross the plugin boundary. They travel as camelCase JSON; every field added
-//! after v1 must be optional so that plugins built against an older crate keep loading.
+//! The values that cross the plugin boundary, as camelCase JSON.
+//!
+//! Every type is `#[non_exhaustive]`: a later version may add a field or a variant without
+//! breaking a plugin built against this one. Build values with the constructors and `with_*`
+//! methods; read and change fields directly. On the wire, every field added after ABI 1.0 is
+//! optional, and an enum value a side does not know reads as the nearest one it does (an unknown
+//! severity is `info`), so neither side ever drops a whole result over one new word.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -7,15 +12,25 @@ use std::collections::BTreeMap;
 /// What a plugin offers: its name, version and the tools it runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Manifest {
+    /// The plugin's name, the prefix of its tools (`cargo`).
     pub name: String,
+    /// The plugin's own version, shown by `buildvise list --json`.
     pub version: String,
     pub tools: Vec<ToolSpec>,
+}
+
+impl Manifest {
+    pub fn new(name: impl Into<String>, version: impl Into<String>, tools: Vec<ToolSpec>) -> Self {
+        Manifest { name: name.into(), version: version.into(), tools }
+    }
 }
 
 /// One tool, such as `cargo.test`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// `<plugin>.<verb>`, for example `cargo.test`.
     pub name: String,
@@ -32,9 +47,38 @@ pub struct ToolSpec {
     pub args_hint: Option<String>,
 }
 
-/// One call to plan: which tool, with what arguments, where.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+impl ToolSpec {
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            mutates_workspace: false,
+            timeout_secs: None,
+            args_hint: None,
+        }
+    }
+
+    /// Marks the tool as changing the workspace: the host asks for consent before running it.
+    pub fn mutating(mut self) -> Self {
+        self.mutates_workspace = true;
+        self
+    }
+
+    pub fn with_timeout_secs(mut self, secs: u64) -> Self {
+        self.timeout_secs = Some(secs);
+        self
+    }
+
+    pub fn with_args_hint(mut self, hint: impl Into<String>) -> Self {
+        self.args_hint = Some(hint.into());
+        self
+    }
+}
+
+/// One call to plan: which tool, with what arguments, where, and where it may reach.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PlanRequest {
     pub tool: String,
     #[serde(default)]
@@ -43,12 +87,42 @@ pub struct PlanRequest {
     pub cwd: String,
     /// An empty directory the host created for this run; artifacts go here.
     pub artifact_dir: String,
+    /// The directories the operator allowed this call to use (absolute, symlinks resolved); `cwd`
+    /// lies in one of them. Empty means no limit. A plan refuses path arguments that lead outside
+    /// them: check each with [`PlanRequest::check_path`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<String>,
+}
+
+impl PlanRequest {
+    pub fn new(
+        tool: impl Into<String>,
+        args: Vec<String>,
+        cwd: impl Into<String>,
+        artifact_dir: impl Into<String>,
+    ) -> Self {
+        PlanRequest { tool: tool.into(), args, cwd: cwd.into(), artifact_dir: artifact_dir.into(), roots: Vec::new() }
+    }
+
+    pub fn with_roots(mut self, roots: Vec<String>) -> Self {
+        self.roots = roots;
+        self
+    }
+
+    /// Checks that `path`, given to the tool by argument `flag` and taken from the run's cwd as the
+    /// tool would take it, lies inside the allowed [`roots`](Self::roots) (or the artifact
+    /// directory). Symlinks are followed as far as the path exists. The error is the sentence to
+    /// refuse the plan with.
+    pub fn check_path(&self, flag: &str, path: &str) -> Result<(), String> {
+        crate::roots::check(self, flag, path)
+    }
 }
 
 /// The command a plugin wants the host to run. The host spawns `program` with `args` directly,
 /// never through a shell.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CommandPlan {
     pub program: String,
     #[serde(default)]
@@ -62,20 +136,55 @@ pub struct CommandPlan {
     pub artifacts: Vec<String>,
 }
 
+impl CommandPlan {
+    pub fn new(program: impl Into<String>) -> Self {
+        CommandPlan { program: program.into(), ..CommandPlan::default() }
+    }
+
+    pub fn with_args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(key.into(), value.into());
+        self
+    }
+
+    pub fn with_artifact(mut self, path: impl Into<String>) -> Self {
+        self.artifacts.push(path.into());
+        self
+    }
+}
+
 /// What a parser is told when it is created.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ParseContext {
     pub tool: String,
+    /// The call's arguments, as the plan received them (empty when parsing a saved log).
     #[serde(default)]
     pub args: Vec<String>,
     /// Absolute working directory of the run; diagnostics' files are made relative to it.
     pub cwd: String,
 }
 
+impl ParseContext {
+    pub fn new(tool: impl Into<String>, cwd: impl Into<String>) -> Self {
+        ParseContext { tool: tool.into(), args: Vec::new(), cwd: cwd.into() }
+    }
+
+    pub fn with_args(mut self, args: Vec<String>) -> Self {
+        self.args = args;
+        self
+    }
+}
+
 /// How the run ended, given to [`crate::Parser::finish`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunEnd {
     /// None when the process was killed by a signal.
     #[serde(default)]
@@ -89,16 +198,41 @@ pub struct RunEnd {
     pub artifacts: Vec<String>,
 }
 
-/// The stream a line came from.
+impl RunEnd {
+    /// A run that exited by itself with `code`.
+    pub fn exited(code: i32) -> Self {
+        RunEnd { exit_code: Some(code), ..RunEnd::default() }
+    }
+
+    /// A run killed at its deadline.
+    pub fn timed_out() -> Self {
+        RunEnd { timed_out: true, ..RunEnd::default() }
+    }
+
+    /// A run ended on request.
+    pub fn cancelled() -> Self {
+        RunEnd { cancelled: true, ..RunEnd::default() }
+    }
+
+    pub fn with_artifacts(mut self, artifacts: Vec<String>) -> Self {
+        self.artifacts = artifacts;
+        self
+    }
+}
+
+/// The stream a line came from. Tags the host does not send read as stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Stream {
-    Stdout,
     Stderr,
+    #[serde(other)]
+    Stdout,
 }
 
 /// One output line as the parser sees it: ANSI escapes and the trailing `\r` removed.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct Line<'a> {
     pub stream: Stream,
     /// 1-based line number in the stored (combined) log.
@@ -108,30 +242,47 @@ pub struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
+    pub fn new(stream: Stream, number: u64, bytes: &'a [u8]) -> Self {
+        Line { stream, number, bytes }
+    }
+
     /// The text, with invalid UTF-8 replaced.
     pub fn text(&self) -> std::borrow::Cow<'a, str> {
         String::from_utf8_lossy(self.bytes)
     }
 }
 
+/// How serious a diagnostic is. A severity this version does not know reads as `Info`: a newer
+/// plugin's new word never turns into an error, and never costs the rest of the result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Severity {
     Error,
     Warning,
+    #[serde(other)]
     Info,
 }
 
 /// An inclusive range of 1-based line numbers in the stored log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LogRange {
     pub start: u64,
     pub end: u64,
 }
 
+impl LogRange {
+    /// Lines `start..=end`; an `end` before `start` is taken as `start`.
+    pub fn new(start: u64, end: u64) -> Self {
+        LogRange { start, end: end.max(start) }
+    }
+}
+
 /// One thing the tool reported: a compiler error, a lint, a failed test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Diagnostic {
     pub severity: Severity,
     /// The tool's headline, one line.
@@ -186,6 +337,10 @@ impl Diagnostic {
         Self::new(Severity::Warning, message)
     }
 
+    pub fn info(message: impl Into<String>) -> Self {
+        Self::new(Severity::Info, message)
+    }
+
     pub fn with_code(mut self, code: impl Into<String>) -> Self {
         self.code = Some(code.into());
         self
@@ -198,14 +353,26 @@ impl Diagnostic {
         self
     }
 
+    /// Where the problem ends, when the tool says (`endLine`, `endColumn`).
+    pub fn with_end(mut self, line: Option<u32>, column: Option<u32>) -> Self {
+        self.end_line = line;
+        self.end_column = column;
+        self
+    }
+
     pub fn with_test(mut self, test: impl Into<String>) -> Self {
         self.test = Some(test.into());
         self
     }
 
+    pub fn with_notes(mut self, notes: Vec<String>) -> Self {
+        self.notes = notes;
+        self
+    }
+
     /// Sets the log range to the lines `start..=end`.
     pub fn with_log_range(mut self, start: u64, end: u64) -> Self {
-        self.log_range = Some(LogRange { start, end: end.max(start) });
+        self.log_range = Some(LogRange::new(start, end));
         self
     }
 }
@@ -213,6 +380,7 @@ impl Diagnostic {
 /// Test counts, exactly as the tool counts them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TestSummary {
     pub passed: u64,
     pub failed: u64,
@@ -230,9 +398,17 @@ pub struct TestSummary {
     pub projects_build_failed: Option<u64>,
 }
 
+impl TestSummary {
+    /// The four counts every runner has; set the optional ones as fields.
+    pub fn new(passed: u64, failed: u64, skipped: u64, total: u64) -> Self {
+        TestSummary { passed, failed, skipped, total, ..TestSummary::default() }
+    }
+}
+
 /// What a parser made of a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ParseResult {
     /// Absent means "the exit code was 0".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -246,9 +422,32 @@ pub struct ParseResult {
     pub failed_tests: Vec<String>,
 }
 
+impl ParseResult {
+    pub fn new(diagnostics: Vec<Diagnostic>) -> Self {
+        ParseResult { diagnostics, ..ParseResult::default() }
+    }
+
+    pub fn with_summary(mut self, summary: Option<TestSummary>) -> Self {
+        self.summary = summary;
+        self
+    }
+
+    pub fn with_failed_tests(mut self, failed_tests: Vec<String>) -> Self {
+        self.failed_tests = failed_tests;
+        self
+    }
+
+    /// Overrides the exit code's word on success (`None` leaves it to the exit code).
+    pub fn with_success(mut self, success: Option<bool>) -> Self {
+        self.success = success;
+        self
+    }
+}
+
 /// What a parser has seen so far of a run that is still going.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Progress {
     #[serde(default)]
     pub errors: u64,
@@ -260,4 +459,38 @@ pub struct Progress {
     /// What the tool is doing now, in a few words (`Compiling serde v1.0.200`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
+}
+
+impl Progress {
+    pub fn new(errors: u64, warnings: u64, tests: u64) -> Self {
+        Progress { errors, warnings, tests, activity: None }
+    }
+
+    pub fn with_activity(mut self, activity: impl Into<String>) -> Self {
+        self.activity = Some(activity.into());
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_words_read_as_the_nearest_known_one() {
+        let d: Diagnostic = serde_json::from_str(r#"{"severity":"hint","message":"m"}"#).unwrap();
+        assert_eq!(d.severity, Severity::Info);
+        let line: Stream = serde_json::from_str(r#""stdtrace""#).unwrap();
+        assert_eq!(line, Stream::Stdout);
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_and_new_ones_optional() {
+        let r: ParseResult =
+            serde_json::from_str(r#"{"diagnostics":[{"severity":"error","message":"m","fix":{"x":1}}],"later":true}"#)
+                .unwrap();
+        assert_eq!(r.diagnostics.len(), 1);
+        let p: PlanRequest = serde_json::from_str(r#"{"tool":"t","cwd":"/p","artifactDir":"/a"}"#).unwrap();
+        assert!(p.roots.is_empty());
+    }
 }

@@ -51,8 +51,9 @@ fn cargo_build(args: &[&str]) -> PathBuf {
     target.join("debug")
 }
 
-/// The directory holding the test-only plugins of `tests/plugins/` (`panicky`, and the broken
-/// libraries `badabi`, `noentry`, `shorttable`).
+/// The directory holding the test-only plugins of `tests/plugins/`: `panicky`, the broken
+/// libraries `badabi`, `noentry`, `shorttable`, and the hand-made `abi10` (an ABI 1.0 plugin) and
+/// `abinext` (a plugin from a later minor version).
 pub fn test_plugins() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -62,7 +63,7 @@ pub fn test_plugins() -> &'static Path {
         // Only the libraries of this workspace: the cargo plugin may sit in the same directory.
         let only = dir.join("only");
         std::fs::create_dir_all(&only).expect("create plugin dir");
-        for name in ["panicky", "badabi", "noentry", "shorttable"] {
+        for name in ["panicky", "badabi", "noentry", "shorttable", "abi10", "abinext"] {
             install(&dir, &only, &dylib(&format!("buildvise_plugin_{name}")));
         }
         only
@@ -306,4 +307,55 @@ pub fn setup_step(cmd: &mut Command) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The runs in the sandbox's store, newest first, as `buildvise runs --json` lists them.
+pub fn runs(sb: &Sandbox) -> Vec<Value> {
+    let run = sb.run(["runs", "--json", "--limit", "200"]);
+    run.expect_code(0);
+    run.json().as_array().cloned().unwrap_or_else(|| panic!("runs --json is not a list:{run}"))
+}
+
+/// True while `pid` is a live process (a zombie is dead: it only waits to be reaped).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses and may itself hold spaces.
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+/// The pids a script wrote to `file`, one a line.
+pub fn pids(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// Waits, up to a generous bound, until none of `pids` is alive; the bound only keeps a broken
+/// host from hanging the suite (a KILL is delivered asynchronously).
+pub fn wait_gone(pids: &[u32]) -> Vec<u32> {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pids.iter().any(|&p| alive(p)) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    pids.iter().copied().filter(|&p| alive(p)).collect()
+}
+
+/// Waits, up to a generous bound, for `ready`; the bound only keeps a broken host from hanging
+/// the suite, it is not what the test asserts.
+pub fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !ready() {
+        assert!(std::time::Instant::now() < until, "gave up waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The run id at the end of a text answer's first line (`… · run bafotemu`).
+pub fn header_id(run: &Run) -> String {
+    let text = run.text();
+    let header = text.lines().next().unwrap_or_default();
+    match header.rsplit_once(" run ") {
+        Some((_, id)) => id.trim().to_string(),
+        None => panic!("no run id in the header:{run}"),
+    }
 }

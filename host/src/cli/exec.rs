@@ -1,9 +1,12 @@
 //! `buildvise exec`: runs a tool and prints what an agent would get. On a terminal a live
-//! progress line goes to stderr; Ctrl-C ends the whole process tree and keeps the run.
+//! progress line goes to stderr; Ctrl-C, SIGTERM and SIGHUP end the whole process tree and keep
+//! the run.
 
-use super::{Cli, DetailArgs, engine, for_terminal, print_json, print_text};
-use crate::exec::{Access, ExecRequest, Progress};
-use crate::render::{Surface, Tail, render_exec};
+use super::{Cli, DetailArgs, app, for_terminal, print_json, print_text};
+use crate::access::Access;
+use crate::app::{ExecCall, Progress};
+use crate::config::Config;
+use crate::render::Surface;
 use crate::run::CancelToken;
 use crate::store::RunStatus;
 use std::io::{IsTerminal, Write};
@@ -33,6 +36,8 @@ pub struct Args {
 }
 
 const STATUS_WIDTH: usize = 100;
+/// How long, after the answer is out, the process waits for its retention pass to end.
+const RETENTION_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Exit code when the run timed out, as `timeout(1)` uses.
 const EXIT_TIMEOUT: i32 = 124;
@@ -40,24 +45,22 @@ const EXIT_TIMEOUT: i32 = 124;
 const EXIT_CANCELLED: i32 = 130;
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
-    let (config, engine) = engine(cli)?;
-    let max_lines = args.detail.max_lines(&config)?;
-    let cwd = match &args.cwd {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir()?,
-    };
-    let request = ExecRequest {
+    let app = app(cli, Config::load()?, true)?;
+    let current = std::env::current_dir()?;
+    let call = ExecCall {
         tool: args.tool.clone(),
         args: args.args.clone(),
-        cwd,
+        cwd: args.cwd.as_ref().map_or_else(|| current.clone(), |dir| current.join(dir)),
         timeout_secs: args.timeout,
         confirm: args.confirm,
+        detail: args.detail.detail,
+        max_lines: args.detail.max_lines()?,
     };
 
     let cancel = CancelToken::default();
-    let on_interrupt = cancel.clone();
-    // If a handler is already installed (tests calling in-process), Ctrl-C keeps its default.
-    let _ = ctrlc::set_handler(move || on_interrupt.cancel());
+    let on_signal = cancel.clone();
+    // If a handler is already installed (tests calling in-process), the signals keep their default.
+    let _ = ctrlc::set_handler(move || on_signal.cancel());
 
     let live = std::io::stderr().is_terminal() && !args.json;
     // One status line, redrawn in place; cut to the terminal's usual width so it never wraps.
@@ -67,20 +70,20 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
             let _ = write!(std::io::stderr(), "\r\x1b[2K{shown}");
         }
     };
-    let finished = engine.exec(&Access::default(), &request, &cancel, &mut report);
+    let answer = app.exec(&Access::anywhere(), &call, &cancel, Surface::Cli, &mut report);
     if live {
         let _ = write!(std::io::stderr(), "\r\x1b[2K");
     }
-    let finished = finished?;
-    let rendered = render_exec(Tail::Stored(&engine.store), &finished, args.detail.detail, max_lines, Surface::Cli);
+    let answer = answer?;
     if args.json {
-        print_json(&rendered.structured)?;
+        print_json(&answer.rendered.structured)?;
     } else {
-        print_text(&for_terminal(&rendered.text))?;
+        print_text(&for_terminal(&answer.rendered.text))?;
     }
-    Ok(match finished.meta.status {
+    app.settle_background(RETENTION_PATIENCE);
+    Ok(match answer.status {
         RunStatus::TimedOut => EXIT_TIMEOUT,
         RunStatus::Cancelled => EXIT_CANCELLED,
-        _ => finished.meta.exit_code.unwrap_or(1),
+        _ => answer.exit_code.unwrap_or(1),
     })
 }

@@ -1,8 +1,10 @@
-//! `buildvise log`: pages and greps a stored run, or re-renders its result (`--detail`).
+//! `buildvise log`: pages and greps a stored run, or re-renders its answer (`--detail`).
 
-use super::{DetailArgs, for_terminal, open_store, print_json, print_text};
+use super::{Cli, app, for_terminal, print_json, print_text};
+use crate::app::LogCall;
 use crate::config::Config;
-use crate::render::{LogQuery, Surface, Tail, render_exec, render_log};
+use crate::render::{Detail, Surface};
+use crate::run::CancelToken;
 use crate::store::StreamFilter;
 use buildvise_plugin_api::Stream;
 use std::io::Write;
@@ -45,40 +47,21 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// Re-render the run's result at this detail instead of paging the log.
+    /// Re-render the run's answer at this detail instead of paging the log.
     #[arg(long, value_enum)]
-    detail: Option<crate::render::Detail>,
+    detail: Option<Detail>,
     #[arg(long, value_name = "N")]
     max_lines: Option<i64>,
 }
 
-pub fn run(args: &Args) -> anyhow::Result<i32> {
-    let store = open_store()?;
-    let config = Config::load(&std::env::current_dir()?)?;
-    let detail = DetailArgs { detail: args.detail.unwrap_or_default(), max_lines: args.max_lines };
-    let max_lines = detail.max_lines(&config)?;
-    if let Some(level) = args.detail {
-        let finished = crate::exec::stored(&store, &args.run_id)?;
-        let rendered = render_exec(Tail::Stored(&store), &finished, level, max_lines, Surface::Cli);
-        return emit(&rendered, args.json);
-    }
-    let mut reader = store.reader(&args.run_id)?;
-    let grep = args
-        .grep
-        .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("--grep is not a valid regular expression: {e}"))?;
-    let query = LogQuery { start: args.start, count: args.count, stream: args.stream.into(), grep, max_lines };
+pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
+    let app = app(cli, Config::load()?, false)?;
+    let max_lines = args.max_lines.map(crate::config::check_max_lines).transpose()?;
     if args.raw {
-        let total = reader.count(query.stream)?;
-        let first = if query.start < 0 {
-            total.saturating_sub(query.start.unsigned_abs())
-        } else {
-            (query.start.max(1) as u64) - 1
-        };
+        let count = args.count.unwrap_or(u64::from(max_lines.unwrap_or(app.config.max_lines)));
+        let lines = app.raw_lines(&args.run_id, args.stream.into(), args.start, count)?;
         let mut out = std::io::stdout().lock();
-        for line in reader.page(query.stream, first, query.count.unwrap_or(u64::from(max_lines)))? {
+        for line in lines {
             match out.write_all(&line.bytes).and_then(|()| out.write_all(b"\n")) {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
                 other => other?,
@@ -86,12 +69,17 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
         }
         return Ok(0);
     }
-    let rendered = render_log(&mut reader, &args.run_id, &query, Surface::Cli)?;
-    emit(&rendered, args.json)
-}
-
-fn emit(rendered: &crate::render::Rendered, json: bool) -> anyhow::Result<i32> {
-    if json {
+    let call = LogCall {
+        run_id: args.run_id.clone(),
+        start: args.start,
+        count: args.count,
+        stream: args.stream.into(),
+        grep: args.grep.clone(),
+        detail: args.detail,
+        max_lines,
+    };
+    let rendered = app.log(&call, &CancelToken::default(), Surface::Cli, &mut |_| {})?;
+    if args.json {
         print_json(&rendered.structured)?;
     } else {
         print_text(&for_terminal(&rendered.text))?;

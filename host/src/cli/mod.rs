@@ -1,5 +1,17 @@
 //! The `buildvise` command line: argument parsing and one module per subcommand. Each command
-//! builds a request, calls the engine, and prints what the renderer made of it.
+//! maps its flags onto an [`App`] call and prints the answer; nothing else.
+//!
+//! This is the binary's edge: errors become one message with its causes, and exit codes follow
+//! timeout(1) and env(1), so that a wrapped tool's own codes keep their meaning:
+//!
+//! | code | meaning |
+//! |---|---|
+//! | the tool's | the tool ran and exited with it |
+//! | 124 | the run timed out |
+//! | 125 | buildvise itself failed (bad arguments, unknown tool, refused call, store trouble) |
+//! | 126 | the tool's program exists but cannot be executed |
+//! | 127 | the tool's program was not found |
+//! | 130 | the run was cancelled (Ctrl-C, SIGTERM, SIGHUP) |
 
 mod exec;
 mod list;
@@ -9,13 +21,19 @@ mod parse;
 mod runs;
 mod serve;
 
+use crate::app::{App, AppError, describe};
 use crate::config::Config;
-use crate::exec::Engine;
 use crate::plugins::Registry;
 use crate::render::Detail;
+use crate::run::{Guard, RunError};
 use crate::store::Store;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+
+/// buildvise's own failures: timeout(1)'s code for "the wrapper itself failed".
+pub const EXIT_FAILURE: i32 = 125;
+const EXIT_NOT_EXECUTABLE: i32 = 126;
+const EXIT_NOT_FOUND: i32 = 127;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -47,35 +65,79 @@ pub enum Command {
     Serve(serve::Args),
     /// Set up MCP clients.
     Mcp(mcp::Args),
+    /// Internal: ends the runs of a buildvise process that dies (started by buildvise itself).
+    #[command(name = crate::run::GUARD_SUBCOMMAND, hide = true)]
+    Guard,
 }
 
 /// Runs the command line; returns the process exit code.
-pub fn main() -> anyhow::Result<i32> {
-    let cli = Cli::parse();
-    match &cli.command {
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are answers, not failures.
+            let code = if e.use_stderr() { EXIT_FAILURE } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    init_logging();
+    let outcome = match &cli.command {
         Command::List(args) => list::run(&cli, args),
         Command::Exec(args) => exec::run(&cli, args),
-        Command::Log(args) => log::run(args),
+        Command::Log(args) => log::run(&cli, args),
         Command::Runs(args) => runs::run(args),
         Command::Parse(args) => parse::run(&cli, args),
         Command::Serve(args) => serve::run(&cli, args),
         Command::Mcp(args) => mcp::run(args),
+        Command::Guard => {
+            crate::run::serve_guard(std::io::stdin().lock());
+            Ok(0)
+        }
+    };
+    outcome.unwrap_or_else(|e| {
+        eprintln!("buildvise: {}", describe(e.as_ref()));
+        exit_code(&e)
+    })
+}
+
+/// The exit code for a failure: the reserved one, unless the tool's program could not be run.
+fn exit_code(error: &anyhow::Error) -> i32 {
+    match error.downcast_ref::<AppError>() {
+        Some(AppError::Run(RunError::NotFound { .. })) => EXIT_NOT_FOUND,
+        Some(AppError::Run(RunError::NotExecutable { .. })) => EXIT_NOT_EXECUTABLE,
+        _ => EXIT_FAILURE,
     }
 }
 
-/// Settings from the current directory's config, and the plugins they point at.
-fn load(cli: &Cli) -> anyhow::Result<(Config, Registry)> {
-    let cwd = std::env::current_dir()?;
-    let config = Config::load(&cwd)?;
-    let mut dirs = cli.plugin_dir.clone();
-    dirs.extend(config.plugin_dirs.iter().cloned());
-    Ok((config, Registry::discover(&dirs)))
+/// Warnings (a failed retention pass, a lost guard) go to stderr; `BUILDVISE_LOG=debug` says more.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("BUILDVISE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
 }
 
-fn engine(cli: &Cli) -> anyhow::Result<(Config, Engine)> {
-    let (config, registry) = load(cli)?;
+/// The operator's settings and the app they make. Plugins come only from flags, the environment
+/// and the user config, never from a project. With `guard`, runs die with this process.
+fn app(cli: &Cli, config: Config, guard: bool) -> anyhow::Result<App> {
+    let mut dirs = cli.plugin_dir.clone();
+    dirs.extend(config.plugin_dirs.iter().cloned());
+    let registry = Registry::discover(&dirs);
     let store = Store::open(&Store::default_root())?;
-    Ok((config, Engine { registry, store }))
+    let guard = if guard { start_guard() } else { None };
+    Ok(App::new(registry, store, config, guard))
+}
+
+fn start_guard() -> Option<Guard> {
+    let exe = std::env::current_exe().ok()?;
+    Guard::start(&exe)
+        .map_err(|e| tracing::warn!("cannot start the guard process; runs will outlive buildvise if it is killed: {e}"))
+        .ok()
 }
 
 fn open_store() -> anyhow::Result<Store> {
@@ -96,7 +158,7 @@ fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
     let (word, rest) = text.split_at(text.find([' ', '\n']).unwrap_or(text.len()));
     let colour = match word {
         "ok" => "32",
-        "FAIL" | "TIMEOUT" | "CANCELLED" | "KILLED" | "ERROR" => "31",
+        "FAIL" | "TIMEOUT" | "CANCELLED" | "KILLED" | "ERROR" | "DAMAGED" => "31",
         _ => return std::borrow::Cow::Borrowed(text),
     };
     std::borrow::Cow::Owned(format!("\x1b[1;{colour}m{word}\x1b[0m{rest}"))
@@ -124,10 +186,7 @@ struct DetailArgs {
 }
 
 impl DetailArgs {
-    fn max_lines(&self, config: &Config) -> anyhow::Result<u32> {
-        match self.max_lines {
-            Some(n) => crate::config::check_max_lines(n).map_err(anyhow::Error::msg),
-            None => Ok(config.max_lines),
-        }
+    fn max_lines(&self) -> anyhow::Result<Option<u32>> {
+        Ok(self.max_lines.map(crate::config::check_max_lines).transpose()?)
     }
 }

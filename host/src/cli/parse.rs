@@ -1,11 +1,12 @@
 //! `buildvise parse`: a saved log through a tool's parser, as exec would have parsed it.
 //! `--json` prints the whole result in the shape `../shared/eval/score.py` reads.
 
-use super::{Cli, DetailArgs, for_terminal, load, print_json, print_text};
-use crate::exec::{Finished, SavedLog, parse_saved};
-use crate::render::{Surface, Tail, render_exec};
-use crate::store::{RunMeta, RunStatus};
-use buildvise_plugin_api::Diagnostic;
+use super::{Cli, DetailArgs, app, for_terminal, print_json, print_text};
+use crate::app::ParseCall;
+use crate::config::Config;
+use crate::parse::SavedLog;
+use crate::render::Surface;
+use buildvise_plugin_api::{Diagnostic, Severity};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -58,7 +59,7 @@ struct ParseView<'a> {
 }
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
-    let (config, registry) = load(cli)?;
+    let app = app(cli, Config::load()?, false)?;
     let cwd = match &args.cwd {
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
@@ -68,41 +69,31 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         (None, Some(out), Some(err)) => SavedLog::Streams { stdout: out.clone(), stderr: err.clone() },
         _ => anyhow::bail!("send --log FILE, or --stdout FILE with --stderr FILE"),
     };
-    let max_lines = args.detail.max_lines(&config)?;
-    // The JSON has no tail; the text may need one, when nothing explains a failure.
-    let keep = if args.json { 0 } else { max_lines as usize };
-    let parsed = parse_saved(&registry, &args.tool, &log, args.exit_code, &cwd, &args.artifact, keep)?;
-    let result = parsed.result;
+    let call = ParseCall {
+        tool: args.tool.clone(),
+        log,
+        exit_code: args.exit_code,
+        artifacts: args.artifact.clone(),
+        cwd,
+        detail: args.detail.detail,
+        max_lines: args.detail.max_lines()?,
+    };
+    let (result, rendered) = app.parse(&call, if args.mcp { Surface::Mcp } else { Surface::Cli })?;
     if args.json {
         let by = |s| result.diagnostics.iter().filter(|d| d.severity == s).collect::<Vec<_>>();
         let view = ParseView {
             success: result.success,
             exit_code: args.exit_code,
-            errors: by(buildvise_plugin_api::Severity::Error),
-            warnings: by(buildvise_plugin_api::Severity::Warning),
-            infos: by(buildvise_plugin_api::Severity::Info),
+            errors: by(Severity::Error),
+            warnings: by(Severity::Warning),
+            infos: by(Severity::Info),
             summary: result.summary.as_ref(),
             failed_tests: &result.failed_tests,
             parser_error: result.parser_error.as_deref(),
         };
         print_json(&serde_json::to_value(&view)?)?;
-        return Ok(0);
+    } else {
+        print_text(&for_terminal(&rendered.text))?;
     }
-    // Not a stored run: no id to page, no duration worth showing.
-    let meta = RunMeta {
-        started_ms: 0,
-        ended_ms: Some(0),
-        status: RunStatus::Exited,
-        exit_code: Some(args.exit_code),
-        ..RunMeta::starting("parsed", &args.tool, "", &[], &cwd.display().to_string())
-    };
-    let rendered = render_exec(
-        Tail::Kept(&parsed.tail, parsed.lines),
-        &Finished { meta, result },
-        args.detail.detail,
-        max_lines,
-        if args.mcp { Surface::Mcp } else { Surface::Cli },
-    );
-    print_text(&for_terminal(&rendered.text))?;
     Ok(0)
 }

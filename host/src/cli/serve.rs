@@ -1,8 +1,7 @@
 //! `buildvise serve`: the MCP server, on stdio (default) or streamable HTTP.
 
-use super::{Cli, load};
-use crate::exec::{Access, Engine};
-use crate::store::Store;
+use super::{Cli, app};
+use crate::config::Config;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,26 +24,30 @@ pub struct Args {
 }
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
-    let (config, registry) = load(cli)?;
-    let store = Store::open(&Store::default_root())?;
-    let engine = Arc::new(Engine { registry, store });
+    let mut config = Config::load()?;
+    config.read_only |= args.read_only;
+    config.disable.extend(args.disable.iter().cloned());
     let roots = args.root.iter().map(std::path::absolute).collect::<Result<Vec<_>, _>>()?;
     for root in &roots {
-        anyhow::ensure!(root.is_dir(), "--root {}: no such directory", root.display());
+        anyhow::ensure!(root.is_dir(), "--root {}: no such directory; send an existing directory", root.display());
     }
-    let access = Access { read_only: args.read_only || config.read_only, disabled: args.disable.clone(), roots };
+    let app = Arc::new(app(cli, config, true)?);
     let home = std::env::current_dir()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         match args.http {
-            None => crate::mcp::serve_stdio(engine, access, home).await,
+            None => crate::mcp::serve_stdio(app, roots, home).await,
             Some(addr) => {
-                crate::mcp::serve_http(engine, access, home, addr, |bound| {
+                crate::mcp::serve_http(app, roots, home, addr, |bound| {
                     eprintln!("buildvise: serving MCP at http://{bound}/mcp")
                 })
                 .await
             }
         }
-    })?;
+    });
+    // The runs are stored by now; what may still block (a read of stdin) must not keep the
+    // process alive.
+    runtime.shutdown_background();
+    served?;
     Ok(0)
 }

@@ -1,6 +1,7 @@
 //! Reading the `build` tool's arguments. Every mistake becomes one sentence that says what to
 //! send instead.
 
+use crate::app::LogCall;
 use crate::config::check_max_lines;
 use crate::render::Detail;
 use crate::store::StreamFilter;
@@ -24,10 +25,10 @@ const FIELDS: &[&str] = &[
 ];
 
 /// A validated call.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Call {
     Exec(ExecArgs),
-    Log(LogArgs),
+    Log(LogCall),
     List,
 }
 
@@ -40,17 +41,6 @@ pub struct ExecArgs {
     pub detail: Detail,
     pub max_lines: Option<u32>,
     pub confirm: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct LogArgs {
-    pub run_id: String,
-    pub start: i64,
-    pub count: Option<u64>,
-    pub stream: StreamFilter,
-    pub grep: Option<String>,
-    pub detail: Option<Detail>,
-    pub max_lines: Option<u32>,
 }
 
 pub fn parse(arguments: Option<&Map<String, Value>>) -> Result<Call, String> {
@@ -71,7 +61,7 @@ pub fn parse(arguments: Option<&Map<String, Value>>) -> Result<Call, String> {
             max_lines: max_lines(a)?,
             confirm: boolean(a, "confirm")?.unwrap_or(false),
         })),
-        "log" => Ok(Call::Log(LogArgs {
+        "log" => Ok(Call::Log(LogCall {
             run_id: string(a, "runId")?.ok_or("log needs runId: send the runId an exec answer gave")?,
             start: integer(a, "startLine")?.unwrap_or(1),
             count: match integer(a, "lineCount")? {
@@ -159,7 +149,7 @@ fn max_lines(a: &Map<String, Value>) -> Result<Option<u32>, String> {
     match a.get("maxLines") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_i64() {
-            Some(n) => check_max_lines(n).map(Some),
+            Some(n) => check_max_lines(n).map(Some).map_err(|e| e.to_string()),
             None => Err(format!("maxLines must be a whole number between 1 and 10000, got {n}")),
         },
         Some(other) => Err(format!("maxLines must be a whole number between 1 and 10000, got {other}")),
@@ -177,7 +167,7 @@ mod tests {
 
     #[test]
     fn valid_calls() {
-        assert_eq!(call(json!({"action": "list"})).unwrap(), Call::List);
+        assert!(matches!(call(json!({"action": "list"})).unwrap(), Call::List));
         let Call::Exec(e) =
             call(json!({"action": "exec", "tool": "cargo.test", "args": ["--", "x"], "maxLines": 50, "timeout": 2.5}))
                 .unwrap()

@@ -3,11 +3,11 @@
 //! `exec` runs on a blocking thread; its progress reaches the client as progress notifications
 //! (when the call carried a progress token), and `notifications/cancelled` ends the process tree.
 
-use super::args::{self, Call, ExecArgs, LogArgs};
+use super::args::{self, Call, ExecArgs};
 use super::schema;
-use crate::config::Config;
-use crate::exec::{Access, Engine, ExecRequest, Progress};
-use crate::render::{self, LogQuery, Rendered, Surface};
+use crate::access::Access;
+use crate::app::{App, AppError, ExecCall, LogCall, Progress, describe};
+use crate::render::{Rendered, Surface};
 use crate::run::CancelToken;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
@@ -18,10 +18,11 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// One session's handler. Sessions share the engine; each has its own view of the client's roots.
+/// One session's handler. Sessions share the app; each has its own view of the client's roots.
 pub struct BuildServer {
-    engine: Arc<Engine>,
-    access: Access,
+    app: Arc<App>,
+    /// `--root` dirs; when empty, the client's roots, else `home`.
+    roots: Vec<PathBuf>,
     /// The server's working directory: the default cwd and, without other roots, the only root.
     home: PathBuf,
     /// Roots the client announced, fetched on first use (None: not asked yet).
@@ -29,16 +30,16 @@ pub struct BuildServer {
 }
 
 impl BuildServer {
-    pub fn new(engine: Arc<Engine>, access: Access, home: PathBuf) -> Self {
-        BuildServer { engine, access, home, client_roots: Mutex::new(None) }
+    pub fn new(app: Arc<App>, roots: Vec<PathBuf>, home: PathBuf) -> Self {
+        BuildServer { app, roots, home, client_roots: Mutex::new(None) }
     }
 
     /// `--root` dirs, else the client's roots, else the server's working directory. (rmcp marks
     /// roots deprecated by SEP-2577, but clients still send them and DESIGN.md asks for them.)
     #[allow(deprecated)]
     async fn roots(&self, context: &RequestContext<RoleServer>) -> Vec<PathBuf> {
-        if !self.access.roots.is_empty() {
-            return self.access.roots.clone();
+        if !self.roots.is_empty() {
+            return self.roots.clone();
         }
         if let Some(cached) = self.client_roots.lock().ok().and_then(|g| g.clone()) {
             return cached;
@@ -50,7 +51,7 @@ impl BuildServer {
                 .roots
                 .iter()
                 .filter_map(|r| r.uri.strip_prefix("file://"))
-                .map(|p| PathBuf::from(percent_decode(p)))
+                .map(|p| PathBuf::from(percent_encoding::percent_decode_str(p).decode_utf8_lossy().into_owned()))
                 .collect();
         }
         if roots.is_empty() {
@@ -62,7 +63,7 @@ impl BuildServer {
         roots
     }
 
-    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<Rendered, String> {
+    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
         let roots = self.roots(&context).await;
         let base = roots.first().cloned().unwrap_or_else(|| self.home.clone());
         let cwd = match &a.cwd {
@@ -70,97 +71,88 @@ impl BuildServer {
             Some(dir) => base.join(dir),
             None => base,
         };
-        let config = Config::load(&cwd).map_err(|e| e.to_string())?;
-        let max_lines = a.max_lines.unwrap_or(config.max_lines);
-        let request = ExecRequest { tool: a.tool, args: a.args, cwd, timeout_secs: a.timeout_secs, confirm: a.confirm };
-
-        let cancel = CancelToken::default();
-        let watcher = {
-            let (ct, cancel) = (context.ct.clone(), cancel.clone());
-            tokio::spawn(async move {
-                ct.cancelled().await;
-                cancel.cancel();
-            })
+        let call = ExecCall {
+            tool: a.tool,
+            args: a.args,
+            cwd,
+            timeout_secs: a.timeout_secs,
+            confirm: a.confirm,
+            detail: a.detail,
+            max_lines: a.max_lines,
         };
-        let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-        let reporter = context.meta.get_progress_token().map(|token| {
-            let peer = context.peer.clone();
-            tokio::spawn(async move {
-                while let Some(p) = progress_rx.recv().await {
-                    let _ = peer
-                        .notify_progress(
-                            ProgressNotificationParam::new(token.clone(), p.lines as f64).with_message(p.describe()),
-                        )
-                        .await;
-                }
-            })
-        });
-
-        let engine = Arc::clone(&self.engine);
-        let access = Access { roots, ..self.access.clone() };
-        let outcome = tokio::task::spawn_blocking(move || {
-            let finished = engine.exec(&access, &request, &cancel, &mut |p: &Progress| {
-                let _ = progress_tx.send(p.clone());
-            });
-            finished.map(|f| {
-                render::render_exec(render::Tail::Stored(&engine.store), &f, a.detail, max_lines, Surface::Mcp)
-            })
+        let progress = progress_sender(&context, |p: &Progress| p.describe());
+        let app = Arc::clone(&self.app);
+        let access = Access::within(&roots);
+        blocking(&context, progress, move |cancel, report| {
+            app.exec(&access, &call, cancel, Surface::Mcp, &mut |p: &Progress| report(p)).map(|answer| answer.rendered)
         })
-        .await;
-        watcher.abort();
-        if let Some(reporter) = reporter {
-            // The sender is gone with the blocking task, so the reporter ends after its last send.
-            let _ = reporter.await;
-        }
-        match outcome {
-            Ok(result) => result.map_err(|e| e.to_string()),
-            Err(e) => Err(format!("the run failed inside buildvise: {e}")),
-        }
+        .await
     }
 
-    fn log(&self, a: LogArgs) -> Result<Rendered, String> {
-        let store = &self.engine.store;
-        let config = Config::load(&self.home).map_err(|e| e.to_string())?;
-        let max_lines = a.max_lines.unwrap_or(config.max_lines);
-        if let Some(detail) = a.detail {
-            let finished = crate::exec::stored(store, &a.run_id).map_err(|e| e.to_string())?;
-            return Ok(render::render_exec(render::Tail::Stored(store), &finished, detail, max_lines, Surface::Mcp));
-        }
-        let grep = match a.grep.as_deref().map(regex::Regex::new) {
-            Some(Err(e)) => return Err(format!("grep is not a valid regular expression: {e}")),
-            other => other.and_then(Result::ok),
-        };
-        let mut reader = store.reader(&a.run_id).map_err(|e| e.to_string())?;
-        let query = LogQuery { start: a.start, count: a.count, stream: a.stream, grep, max_lines };
-        render::render_log(&mut reader, &a.run_id, &query, Surface::Mcp).map_err(|e| e.to_string())
-    }
-
-    fn list(&self) -> Rendered {
-        let config = Config::load(&self.home).unwrap_or_default();
-        let registry = &self.engine.registry;
-        let visible = registry.tools().filter(|t| self.access.visible(&t.spec, &config));
-        render::render_list(visible, &registry.failures, &registry.clashes)
+    async fn log(&self, call: LogCall, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
+        let progress = progress_sender(&context, |said: &String| said.clone());
+        let app = Arc::clone(&self.app);
+        blocking(&context, progress, move |cancel, report| {
+            app.log(&call, cancel, Surface::Mcp, &mut |said: &str| report(&said.to_string()))
+        })
+        .await
     }
 }
 
-/// Decodes `%20`-style escapes in a file URI's path.
-fn percent_decode(path: &str) -> String {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = path.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
+/// Progress notifications for a call that asked for them (it carried a progress token): a
+/// channel whose values are sent as they come, worded by `describe`.
+fn progress_sender<T: Send + 'static>(
+    context: &RequestContext<RoleServer>,
+    describe: fn(&T) -> String,
+) -> Option<(tokio::sync::mpsc::UnboundedSender<T>, tokio::task::JoinHandle<()>)> {
+    let token = context.meta.get_progress_token()?;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<T>();
+    let peer = context.peer.clone();
+    let reporter = tokio::spawn(async move {
+        let mut sent = 0u32;
+        while let Some(value) = rx.recv().await {
+            sent += 1;
+            let params = ProgressNotificationParam::new(token.clone(), f64::from(sent)).with_message(describe(&value));
+            let _ = peer.notify_progress(params).await;
         }
-        out.push(bytes[i]);
-        i += 1;
+    });
+    Some((tx, reporter))
+}
+
+/// Runs blocking work (a run, a log scan) off the async runtime, cancelled when the client
+/// cancels the request, reporting progress through `progress` when the client asked for it.
+async fn blocking<T: Clone + Send + 'static>(
+    context: &RequestContext<RoleServer>,
+    progress: Option<(tokio::sync::mpsc::UnboundedSender<T>, tokio::task::JoinHandle<()>)>,
+    work: impl FnOnce(&CancelToken, &dyn Fn(&T)) -> Result<Rendered, AppError> + Send + 'static,
+) -> Result<Rendered, AppError> {
+    let cancel = CancelToken::default();
+    let watcher = {
+        let (ct, cancel) = (context.ct.clone(), cancel.clone());
+        tokio::spawn(async move {
+            ct.cancelled().await;
+            cancel.cancel();
+        })
+    };
+    let (tx, reporter) = match progress {
+        Some((tx, reporter)) => (Some(tx), Some(reporter)),
+        None => (None, None),
+    };
+    let outcome = tokio::task::spawn_blocking(move || {
+        let report = |value: &T| {
+            if let Some(tx) = &tx {
+                let _ = tx.send(value.clone());
+            }
+        };
+        work(&cancel, &report)
+    })
+    .await;
+    watcher.abort();
+    if let Some(reporter) = reporter {
+        // The sender went with the blocking task, so the reporter ends after its last send.
+        let _ = reporter.await;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    outcome.unwrap_or_else(|e| Err(AppError::Internal(e)))
 }
 
 fn answer(rendered: Rendered) -> CallToolResult {
@@ -171,6 +163,10 @@ fn answer(rendered: Rendered) -> CallToolResult {
 
 fn refusal(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+fn refused(error: &AppError) -> CallToolResult {
+    refusal(describe(error))
 }
 
 impl ServerHandler for BuildServer {
@@ -205,13 +201,13 @@ impl ServerHandler for BuildServer {
             Err(message) => return Ok(refusal(message).into()),
         };
         let result = match call {
-            Call::List => Ok(self.list()),
-            Call::Log(a) => self.log(a),
+            Call::List => Ok(self.app.list()),
+            Call::Log(a) => self.log(a, context).await,
             Call::Exec(a) => self.exec(a, context).await,
         };
         Ok(match result {
             Ok(rendered) => answer(rendered),
-            Err(message) => refusal(message),
+            Err(error) => refused(&error),
         }
         .into())
     }
@@ -220,16 +216,5 @@ impl ServerHandler for BuildServer {
         if let Ok(mut cache) = self.client_roots.lock() {
             *cache = None;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decodes_file_uri_paths() {
-        assert_eq!(percent_decode("/home/a%20b/c"), "/home/a b/c");
-        assert_eq!(percent_decode("/x%zz"), "/x%zz");
     }
 }

@@ -1,9 +1,12 @@
-//! One loaded plugin library: the only place the host calls through the C ABI.
+//! One loaded plugin library: the only place the host calls through the C ABI, and the only
+//! module of the host allowed `unsafe`.
 //!
-//! Everything unsafe about plugins lives here: resolving the entry symbol, checking the table, and
-//! moving buffers across. The rest of the host sees [`PluginLibrary`] and [`ParserHandle`].
+//! Everything unsafe about plugins lives here: reading the ABI header, resolving the entry symbol,
+//! copying the function table (only as far as the library says it reaches), and moving buffers
+//! across. The rest of the host sees [`PluginLibrary`] and [`ParserHandle`].
+#![allow(unsafe_code)]
 
-use buildvise_plugin_api::abi::{self, PluginTableV1, RawOutcome, RawSlice};
+use buildvise_plugin_api::abi::{self, AbiHeader, FeedBatchFn, PluginTableV1, RawBuf, RawLine, RawOutcome, RawSlice};
 use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, ParseResult, PlanRequest, Progress, RunEnd, Stream};
 use std::ffi::c_void;
 use std::path::{Path, PathBuf};
@@ -22,29 +25,56 @@ pub enum LoadError {
     AbiVersion { found: u32, expected: u32 },
     #[error("function table of {found} bytes, at least {expected} expected: rebuild the plugin")]
     TableSize { found: u32, expected: u32 },
-    #[error("manifest: {0}")]
+    #[error("its manifest could not be read: {0}")]
     Manifest(String),
 }
 
+/// A call into a plugin that did not give a usable answer: the plugin's own message (a refused
+/// plan says what to send instead; a failed parser, why), or what was wrong with its answer.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PluginError {
+    #[error("{0}")]
+    Reported(String),
+    #[error("plugin {plugin} answered {what} that buildvise cannot read ({detail}); update or report the plugin")]
+    BadAnswer { plugin: String, what: &'static str, detail: String },
+}
+
+/// The functions of a loaded table, copied once. Optional slots are `None` when the library's
+/// table does not reach them (built against an older plugin-api) or leaves them null.
+#[derive(Clone, Copy)]
+struct Table {
+    plan: unsafe extern "C" fn(RawSlice) -> RawOutcome,
+    parser_new: unsafe extern "C" fn(RawSlice, *mut *mut c_void) -> RawOutcome,
+    parser_feed: unsafe extern "C" fn(*mut c_void, u32, u64, RawSlice) -> u32,
+    parser_finish: unsafe extern "C" fn(*mut c_void, RawSlice) -> RawOutcome,
+    parser_free: unsafe extern "C" fn(*mut c_void),
+    parser_progress: unsafe extern "C" fn(*mut c_void) -> RawOutcome,
+    buffer_free: unsafe extern "C" fn(RawBuf),
+    parser_feed_batch: Option<FeedBatchFn>,
+}
+
 /// A loaded plugin. The library stays mapped for the life of the process (unloading Rust
-/// libraries with thread-locals is not safe), so `'static` borrows of the table are sound.
+/// libraries with thread-locals is not safe), so the copied function pointers stay valid.
 pub struct PluginLibrary {
     pub path: PathBuf,
     pub manifest: Manifest,
-    table: &'static PluginTableV1,
+    /// The size of the library's table: which optional functions of ABI 1.x it has.
+    pub table_size: u32,
+    table: Table,
 }
-
-// SAFETY: the table is immutable static data and plugin functions are required by the contract
-// (Plugin: Send + Sync) to be callable from any thread.
-unsafe impl Send for PluginLibrary {}
-// SAFETY: as above.
-unsafe impl Sync for PluginLibrary {}
 
 impl PluginLibrary {
     pub fn load(path: &Path) -> Result<Arc<Self>, LoadError> {
-        // SAFETY: loading runs the library's initialisers; plugin libraries are trusted code the
-        // user installed, the same trust as the buildvise binary itself.
+        // SAFETY: loading runs the library's initialisers; plugin libraries are code the operator
+        // installed (never a project's), the same trust as the buildvise binary itself.
         let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open(e.to_string()))?;
+        // The header static, when the library has it, is checked before any plugin code runs.
+        // SAFETY: the symbol, when present, is a static `AbiHeader` (ABI v1 fixes its type).
+        if let Ok(header) = unsafe { library.get::<*const AbiHeader>(abi::HEADER_SYMBOL) } {
+            // SAFETY: the symbol's address points at the static, mapped while `library` lives.
+            let header = unsafe { (*header).read_unaligned() };
+            check_header(header.abi_version, header.table_size)?;
+        }
         // SAFETY: the symbol's type is fixed by ABI v1.
         let entry = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }.map_err(|_| LoadError::NoEntry)?;
         // SAFETY: calling the entry function is how a plugin is initialised; it catches panics.
@@ -52,48 +82,89 @@ impl PluginLibrary {
         if table_ptr.is_null() {
             return Err(LoadError::NoEntry);
         }
-        // Read the two header fields before trusting the rest of the table's layout.
+        // Read the header fields before trusting any more of the table's layout.
         // SAFETY: every ABI version starts with these two u32 fields.
         let (version, size) = unsafe { ((*table_ptr).abi_version, (*table_ptr).struct_size) };
-        if version != abi::ABI_VERSION {
-            return Err(LoadError::AbiVersion { found: version, expected: abi::ABI_VERSION });
-        }
-        let expected = size_of::<PluginTableV1>() as u32;
-        if size < expected {
-            return Err(LoadError::TableSize { found: size, expected });
-        }
+        check_header(version, size)?;
+        // SAFETY: the table is at least 1.0-sized (checked above) and static in a library that is
+        // never unloaded; fields past what `size` covers are never read.
+        let table = unsafe { copy_table(table_ptr, size) };
         std::mem::forget(library);
-        // SAFETY: the table is static in a library that is never unloaded.
-        let table: &'static PluginTableV1 = unsafe { &*table_ptr };
+        // SAFETY: `manifest` is a 1.0 field, present in every valid table.
+        let manifest_fn = unsafe { std::ptr::addr_of!((*table_ptr).manifest).read() };
         // SAFETY: manifest takes no arguments and returns an owned buffer.
-        let manifest_json = take(table, unsafe { (table.manifest)() }).map_err(LoadError::Manifest)?;
+        let manifest_json = take(&table, unsafe { manifest_fn() }).map_err(LoadError::Manifest)?;
         let manifest: Manifest =
             serde_json::from_slice(&manifest_json).map_err(|e| LoadError::Manifest(e.to_string()))?;
-        Ok(Arc::new(PluginLibrary { path: path.to_path_buf(), manifest, table }))
+        Ok(Arc::new(PluginLibrary { path: path.to_path_buf(), manifest, table_size: size, table }))
     }
 
-    pub fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
-        let json = serde_json::to_vec(request).map_err(|e| e.to_string())?;
+    pub fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, PluginError> {
+        let json = serde_json::to_vec(request).map_err(|e| self.bad_answer("a plan request", e))?;
         // SAFETY: the request buffer lives across the call; the result is an owned buffer.
-        let bytes = take(self.table, unsafe { (self.table.plan)(RawSlice::new(&json)) })?;
-        serde_json::from_slice(&bytes)
-            .map_err(|e| format!("plugin {} returned an invalid plan: {e}", self.manifest.name))
+        let bytes =
+            take(&self.table, unsafe { (self.table.plan)(RawSlice::new(&json)) }).map_err(PluginError::Reported)?;
+        serde_json::from_slice(&bytes).map_err(|e| self.bad_answer("a plan", e))
     }
 
-    pub fn parser(self: &Arc<Self>, context: &ParseContext) -> Result<ParserHandle, String> {
-        let json = serde_json::to_vec(context).map_err(|e| e.to_string())?;
+    pub fn parser(self: &Arc<Self>, context: &ParseContext) -> Result<ParserHandle, PluginError> {
+        let json = serde_json::to_vec(context).map_err(|e| self.bad_answer("a parse context", e))?;
         let mut handle: *mut c_void = std::ptr::null_mut();
         // SAFETY: the context buffer lives across the call; `handle` is a valid out-pointer.
-        take(self.table, unsafe { (self.table.parser_new)(RawSlice::new(&json), &mut handle) })?;
+        take(&self.table, unsafe { (self.table.parser_new)(RawSlice::new(&json), &mut handle) })
+            .map_err(PluginError::Reported)?;
         if handle.is_null() {
-            return Err(format!("plugin {} returned no parser", self.manifest.name));
+            return Err(self.bad_answer("no parser", "a null handle"));
         }
-        Ok(ParserHandle { library: Arc::clone(self), handle, failure: None })
+        Ok(ParserHandle { library: Arc::clone(self), handle, failed_at: None })
+    }
+
+    fn bad_answer(&self, what: &'static str, detail: impl ToString) -> PluginError {
+        PluginError::BadAnswer { plugin: self.manifest.name.clone(), what, detail: detail.to_string() }
+    }
+}
+
+fn check_header(version: u32, size: u32) -> Result<(), LoadError> {
+    if version != abi::ABI_VERSION {
+        return Err(LoadError::AbiVersion { found: version, expected: abi::ABI_VERSION });
+    }
+    if size < abi::TABLE_SIZE_1_0 {
+        return Err(LoadError::TableSize { found: size, expected: abi::TABLE_SIZE_1_0 });
+    }
+    Ok(())
+}
+
+/// Copies the functions of a table of `size` bytes.
+///
+/// # Safety
+/// `table` points at a live table of at least `size` bytes, and `size` ≥ [`abi::TABLE_SIZE_1_0`].
+unsafe fn copy_table(table: *const PluginTableV1, size: u32) -> Table {
+    let reaches = |offset: usize, len: usize| offset + len <= size as usize;
+    // SAFETY: 1.0 fields lie within the checked size; each is read on its own through a raw
+    // pointer, never through a reference to a whole (possibly shorter) table.
+    unsafe {
+        Table {
+            plan: std::ptr::addr_of!((*table).plan).read(),
+            parser_new: std::ptr::addr_of!((*table).parser_new).read(),
+            parser_feed: std::ptr::addr_of!((*table).parser_feed).read(),
+            parser_finish: std::ptr::addr_of!((*table).parser_finish).read(),
+            parser_free: std::ptr::addr_of!((*table).parser_free).read(),
+            parser_progress: std::ptr::addr_of!((*table).parser_progress).read(),
+            buffer_free: std::ptr::addr_of!((*table).buffer_free).read(),
+            parser_feed_batch: if reaches(
+                std::mem::offset_of!(PluginTableV1, parser_feed_batch),
+                size_of::<Option<FeedBatchFn>>(),
+            ) {
+                std::ptr::addr_of!((*table).parser_feed_batch).read()
+            } else {
+                None
+            },
+        }
     }
 }
 
 /// Copies an outcome's buffer and frees it in the plugin.
-fn take(table: &PluginTableV1, outcome: RawOutcome) -> Result<Vec<u8>, String> {
+fn take(table: &Table, outcome: RawOutcome) -> Result<Vec<u8>, String> {
     // SAFETY: the buffer is alive until buffer_free below.
     let bytes = unsafe { outcome.buf.as_bytes() }.to_vec();
     // SAFETY: the buffer came from this plugin and is freed once.
@@ -101,48 +172,88 @@ fn take(table: &PluginTableV1, outcome: RawOutcome) -> Result<Vec<u8>, String> {
     if outcome.status == abi::STATUS_OK { Ok(bytes) } else { Err(String::from_utf8_lossy(&bytes).into_owned()) }
 }
 
-/// One parser instance inside a plugin. Not shareable between threads at once: the owner feeds
-/// it and asks it for progress from one thread.
+/// One line lent to [`ParserHandle::feed_batch`].
+#[derive(Clone, Copy)]
+pub struct LineRef<'a> {
+    pub stream: Stream,
+    pub number: u64,
+    pub bytes: &'a [u8],
+}
+
+fn tag(stream: Stream) -> u32 {
+    if stream == Stream::Stderr { abi::STREAM_STDERR } else { abi::STREAM_STDOUT }
+}
+
+/// One parser instance inside a plugin. Used from one thread at a time (every method takes
+/// `&mut self` or `self`).
 pub struct ParserHandle {
     library: Arc<PluginLibrary>,
     handle: *mut c_void,
-    failure: Option<String>,
+    /// The line the parser failed at; later lines are dropped.
+    failed_at: Option<u64>,
 }
 
-// SAFETY: the handle is used from one thread at a time (`&mut self` everywhere); parsers are Send.
+// SAFETY: the plugin contract requires parsers to be `Send` (the trait bound in plugin-api), and
+// the handle is only ever used by its one owner.
 unsafe impl Send for ParserHandle {}
 
 impl ParserHandle {
-    /// Feeds one line; after the parser has failed, further lines are dropped.
-    pub fn feed(&mut self, stream: Stream, number: u64, line: &[u8]) {
-        if self.failure.is_some() {
+    /// Feeds lines, in one call when the plugin has `parser_feed_batch` (ABI 1.1), else one call
+    /// each.
+    pub fn feed_batch(&mut self, lines: &[LineRef<'_>]) {
+        if self.failed_at.is_some() || lines.is_empty() {
             return;
         }
-        let tag = if stream == Stream::Stderr { abi::STREAM_STDERR } else { abi::STREAM_STDOUT };
-        // SAFETY: the handle is live; the line is lent for the call.
-        let status = unsafe { (self.library.table.parser_feed)(self.handle, tag, number, RawSlice::new(line)) };
+        let status = match self.library.table.parser_feed_batch {
+            Some(feed_batch) => {
+                let raw: Vec<RawLine> = lines
+                    .iter()
+                    .map(|l| RawLine { stream: tag(l.stream), number: l.number, bytes: RawSlice::new(l.bytes) })
+                    .collect();
+                // SAFETY: the handle is live; the lines and their bytes are lent for the call.
+                unsafe { feed_batch(self.handle, raw.as_ptr(), raw.len()) }
+            }
+            None => {
+                let mut status = abi::STATUS_OK;
+                for l in lines {
+                    // SAFETY: the handle is live; the line is lent for the call.
+                    status = unsafe {
+                        (self.library.table.parser_feed)(self.handle, tag(l.stream), l.number, RawSlice::new(l.bytes))
+                    };
+                    if status != abi::STATUS_OK {
+                        break;
+                    }
+                }
+                status
+            }
+        };
         if status != abi::STATUS_OK {
-            self.failure = Some(format!("parser failed at log line {number}"));
+            self.failed_at = Some(lines[0].number);
         }
+    }
+
+    /// Feeds one line.
+    pub fn feed(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
+        self.feed_batch(&[LineRef { stream, number, bytes }]);
     }
 
     pub fn progress(&mut self) -> Option<Progress> {
-        if self.failure.is_some() {
+        if self.failed_at.is_some() {
             return None;
         }
         // SAFETY: the handle is live.
-        let bytes = take(self.library.table, unsafe { (self.library.table.parser_progress)(self.handle) }).ok()?;
+        let bytes = take(&self.library.table, unsafe { (self.library.table.parser_progress)(self.handle) }).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
-    /// The parse result, or the reason the parser failed (a panic in feed or finish).
-    pub fn finish(self, end: &RunEnd) -> Result<ParseResult, String> {
-        let json = serde_json::to_vec(end).map_err(|e| e.to_string())?;
+    /// The parse result, or why the parser failed (a panic in feed or finish, an unreadable
+    /// result).
+    pub fn finish(self, end: &RunEnd) -> Result<ParseResult, PluginError> {
+        let json = serde_json::to_vec(end).map_err(|e| self.library.bad_answer("a run end", e))?;
         // SAFETY: the handle is live; the end record is lent for the call.
-        let bytes =
-            take(self.library.table, unsafe { (self.library.table.parser_finish)(self.handle, RawSlice::new(&json)) })?;
-        serde_json::from_slice(&bytes)
-            .map_err(|e| format!("plugin {} returned an invalid result: {e}", self.library.manifest.name))
+        let outcome = unsafe { (self.library.table.parser_finish)(self.handle, RawSlice::new(&json)) };
+        let bytes = take(&self.library.table, outcome).map_err(PluginError::Reported)?;
+        serde_json::from_slice(&bytes).map_err(|e| self.library.bad_answer("a result", e))
     }
 }
 

@@ -9,7 +9,7 @@
 
 mod library;
 
-pub use library::{LoadError, ParserHandle, PluginLibrary};
+pub use library::{LineRef, LoadError, ParserHandle, PluginError, PluginLibrary};
 
 use buildvise_plugin_api::ToolSpec;
 use std::collections::{BTreeMap, HashSet};
@@ -103,7 +103,7 @@ impl Registry {
     /// Up to three known tool names closest to `name`, for "did you mean".
     pub fn closest(&self, name: &str, allowed: impl Fn(&str) -> bool) -> Vec<String> {
         let mut scored: Vec<(usize, &String)> =
-            self.tools.keys().filter(|t| allowed(t)).map(|t| (edit_distance(name, t), t)).collect();
+            self.tools.keys().filter(|t| allowed(t)).map(|t| (strsim::levenshtein(name, t), t)).collect();
         scored.sort();
         scored.into_iter().filter(|(d, _)| *d <= 3).take(3).map(|(_, t)| t.clone()).collect()
     }
@@ -132,31 +132,9 @@ fn default_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-/// Levenshtein distance, for suggesting tool names.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn distance() {
-        assert_eq!(edit_distance("cargo.tset", "cargo.test"), 2);
-        assert_eq!(edit_distance("", "ab"), 2);
-    }
 
     #[test]
     fn plugin_file_names() {

@@ -13,9 +13,8 @@
 //! the errors are counted by file and code, with the call that lists them all.
 
 use super::{Detail, Rendered, Surface, clip, log_call, plural};
-use crate::exec::Finished;
-use crate::outcome::RunResult;
-use crate::store::{LogLine, RunStatus, Store, StreamFilter};
+use crate::outcome::{Finished, RunResult};
+use crate::store::{LogLine, RunStatus};
 use buildvise_plugin_api::{Diagnostic, Severity, TestSummary};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -27,16 +26,16 @@ const STANDARD_BUDGET: usize = 5000;
 /// Warnings a standard answer lists when there are errors too, and when there are none.
 const WARNINGS_WITH_ERRORS: usize = 5;
 const WARNINGS_ALONE: usize = 15;
-/// Longest headline in standard (full shows it whole).
-const MESSAGE_CHARS: usize = 160;
-/// Longest note put on a standard test-failure line.
-const NOTE_CHARS: usize = 60;
+/// Longest headline in standard, in bytes (full shows it whole).
+const MESSAGE_BYTES: usize = 160;
+/// Longest note put on a standard test-failure line, in bytes.
+const NOTE_BYTES: usize = 60;
 /// Files and codes named when the rest is counted, and files a summary names.
 const REST_FILES: usize = 8;
 const REST_CODES: usize = 6;
 const SUMMARY_FILES: usize = 10;
-/// Longest tail line.
-const TAIL_LINE_CHARS: usize = 400;
+/// Longest tail line, in bytes.
+const TAIL_LINE_BYTES: usize = 400;
 
 /// The JSON form of an exec answer (`structuredContent`, `--json`).
 #[derive(Debug, Serialize)]
@@ -69,6 +68,8 @@ pub struct ExecView<'a> {
     pub parser_error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub notes: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tail: Vec<TailLine>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,23 +93,33 @@ fn status_word(f: &Finished) -> &'static str {
         RunStatus::Killed => "killed",
         RunStatus::Running => "running",
         RunStatus::Failed => "error",
+        RunStatus::Damaged => "damaged",
         RunStatus::Exited if f.result.success => "ok",
         RunStatus::Exited => "failed",
     }
 }
 
-/// Where an answer's raw tail comes from.
+/// The last lines of a run's output, for an answer that shows them.
 #[derive(Clone, Copy)]
-pub enum Tail<'a> {
-    /// A stored run: its last lines are read only when the answer needs them.
-    Stored(&'a Store),
-    /// A saved log parsed without a run (`buildvise parse`): the lines kept while reading it, and
-    /// how many lines it had.
-    Kept(&'a [LogLine], u64),
+pub struct Tail<'a> {
+    /// At least as many last lines as the answer may show.
+    pub lines: &'a [LogLine],
+    /// Lines in the whole log.
+    pub total: u64,
+    /// Whether the log can be paged for the lines before (a stored run, not a parsed file).
+    pub pageable: bool,
 }
 
-/// Renders a finished run.
-pub fn render_exec(tail_source: Tail<'_>, f: &Finished, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
+/// Whether an answer at `detail` shows the output's tail: always in full; in standard only when
+/// nothing explains a failure.
+pub fn needs_tail(f: &Finished, detail: Detail) -> bool {
+    let r = &f.result;
+    let unexplained = !r.success && r.diagnostics.is_empty() && unlisted_failed_tests(r).is_empty();
+    detail == Detail::Full || (unexplained && detail == Detail::Standard)
+}
+
+/// Renders a finished run. `tail` is read by the caller when [`needs_tail`] says so.
+pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
     let r = &f.result;
     let id = f.meta.id.as_str();
     let errors: Vec<&Diagnostic> = r.errors().collect();
@@ -132,6 +143,7 @@ pub fn render_exec(tail_source: Tail<'_>, f: &Finished, detail: Detail, max_line
         failed_tests: Vec::new(),
         parser_error: r.parser_error.as_deref(),
         note: f.meta.error.as_deref(),
+        notes: &f.meta.notes,
         tail: Vec::new(),
         hint: None,
     };
@@ -139,7 +151,7 @@ pub fn render_exec(tail_source: Tail<'_>, f: &Finished, detail: Detail, max_line
     if let Some(e) = &r.parser_error {
         let _ = writeln!(text, "parser failed: {e}");
     }
-    if let Some(note) = &f.meta.error {
+    for note in f.meta.error.iter().chain(&f.meta.notes) {
         let _ = writeln!(text, "note: {note}");
     }
     match detail {
@@ -153,15 +165,10 @@ pub fn render_exec(tail_source: Tail<'_>, f: &Finished, detail: Detail, max_line
     }
     view.failed_tests = r.failed_tests.iter().map(String::as_str).collect();
 
-    // The raw tail: always in full; in the other levels only when nothing explains the failure.
-    let unexplained = !r.success && r.diagnostics.is_empty() && unlisted_failed.is_empty();
-    if detail == Detail::Full || (unexplained && detail == Detail::Standard) {
-        let (tail, total) = match tail_source {
-            Tail::Stored(store) => read_tail(store, id, max_lines),
-            Tail::Kept(lines, total) => (lines[lines.len().saturating_sub(max_lines as usize)..].to_vec(), total),
-        };
-        if !tail.is_empty() {
-            let shown = tail.len();
+    if let Some(tail) = tail.filter(|_| needs_tail(f, detail)) {
+        let lines = &tail.lines[tail.lines.len().saturating_sub(max_lines as usize)..];
+        if !lines.is_empty() {
+            let (shown, total) = (lines.len(), tail.total);
             let _ = writeln!(
                 text,
                 "{}:",
@@ -171,13 +178,13 @@ pub fn render_exec(tail_source: Tail<'_>, f: &Finished, detail: Detail, max_line
                     format!("last {shown} of {total} lines")
                 }
             );
-            for line in &tail {
+            for line in lines {
                 let clean = String::from_utf8_lossy(&buildvise_plugin_api::strip_ansi(&line.bytes)).into_owned();
-                let shown = clip(&clean, TAIL_LINE_CHARS).into_owned();
+                let shown = clip(&clean, TAIL_LINE_BYTES).into_owned();
                 let _ = writeln!(text, "{shown}");
                 view.tail.push(TailLine { n: line.number, text: shown });
             }
-            if (shown as u64) < total && detail == Detail::Standard && matches!(tail_source, Tail::Stored(_)) {
+            if (shown as u64) < total && detail == Detail::Standard && tail.pageable {
                 let hint = format!("earlier: {}", log_call(surface, id, Some(-(i64::from(max_lines) * 2)), None, None));
                 let _ = writeln!(text, "{hint}");
                 view.hint = Some(hint);
@@ -200,6 +207,7 @@ fn header(f: &Finished, errors: usize, warnings: usize, counts: bool) -> String 
         RunStatus::Killed => "KILLED".to_string(),
         RunStatus::Running => "RUNNING".to_string(),
         RunStatus::Failed => "ERROR".to_string(),
+        RunStatus::Damaged => "DAMAGED".to_string(),
         RunStatus::Exited => match (r.success, f.meta.exit_code) {
             (true, Some(0)) | (true, None) => "ok".to_string(),
             (true, Some(code)) => format!("ok exit {code}"),
@@ -292,7 +300,7 @@ fn with_compared_values(mut line: String, d: &Diagnostic) -> String {
         .notes
         .iter()
         .map(|n| n.trim())
-        .filter(|n| n.chars().count() <= NOTE_CHARS && is_labelled_value(n))
+        .filter(|n| n.len() <= NOTE_BYTES && is_labelled_value(n))
         .take(2)
         // `Actual:   100.00` is aligned for a terminal; one space reads the same for less.
         .map(|n| n.split_once(':').map(|(label, value)| format!("{label}: {}", value.trim_start())).unwrap_or_default())
@@ -318,7 +326,7 @@ fn summary_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult
         let slot = match d.severity {
             Severity::Error => 0,
             Severity::Warning => 1,
-            Severity::Info => continue,
+            _ => continue,
         };
         files.entry(d.file.as_deref().unwrap_or("-")).or_default()[slot] += 1;
     }
@@ -411,7 +419,7 @@ fn full_call(surface: Surface, run_id: &str) -> String {
 fn list_within(text: &mut String, items: &[&Diagnostic], budget: &mut usize, cap: usize) -> usize {
     let mut listed = 0;
     for d in items.iter().take(cap) {
-        let line = with_compared_values(diagnostic_line(d, MESSAGE_CHARS), d);
+        let line = with_compared_values(diagnostic_line(d, MESSAGE_BYTES), d);
         if line.len() + 1 > *budget {
             break;
         }
@@ -480,7 +488,7 @@ fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
 }
 
 fn without_notes(d: &Diagnostic) -> Diagnostic {
-    Diagnostic { notes: Vec::new(), ..d.clone() }
+    d.clone().with_notes(Vec::new())
 }
 
 /// Failed tests that no diagnostic names.
@@ -490,13 +498,6 @@ fn unlisted_failed_tests(r: &RunResult) -> Vec<&str> {
         .filter(|t| !r.diagnostics.iter().any(|d| d.test.as_deref() == Some(t.as_str())))
         .map(String::as_str)
         .collect()
-}
-
-fn read_tail(store: &Store, id: &str, max_lines: u32) -> (Vec<LogLine>, u64) {
-    let Ok(mut reader) = store.reader(id) else { return (Vec::new(), 0) };
-    let total = reader.count(StreamFilter::Both).unwrap_or(0);
-    let start = total.saturating_sub(u64::from(max_lines));
-    (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total)
 }
 
 #[cfg(test)]

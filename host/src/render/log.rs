@@ -8,26 +8,29 @@
 //! ```
 
 use super::{Rendered, Surface, clip, log_call};
-use crate::store::{LogReader, StoreError, StreamFilter};
+use crate::store::{LogLine, StreamFilter};
 use buildvise_plugin_api::{Stream, strip_ansi};
 use serde::Serialize;
 use std::fmt::Write;
 
-/// Longest line shown; the rest of a longer line is counted, and `buildvise log --raw` prints it.
-const LINE_CHARS: usize = 2000;
-/// Most text one page carries, whatever the line count.
-const PAGE_BYTES: usize = 64 * 1024;
+/// Longest line shown, in bytes; the rest of a longer line is counted, and `buildvise log --raw`
+/// prints it.
+pub const LINE_BYTES: usize = 2000;
 
-/// What to show.
-#[derive(Debug, Clone)]
-pub struct LogQuery {
-    /// 1-based; negative counts from the end (-1 is the last line).
-    pub start: i64,
-    /// Lines wanted; capped by `max_lines`.
-    pub count: Option<u64>,
+/// A page of a stored log, as the caller selected it.
+#[derive(Debug)]
+pub struct LogPage<'a> {
+    pub run_id: &'a str,
     pub stream: StreamFilter,
-    pub grep: Option<regex::Regex>,
-    pub max_lines: u32,
+    /// Lines of the selected stream in the whole log.
+    pub total: u64,
+    pub lines: Vec<LogLine>,
+    /// The pattern the lines matched, for a grep.
+    pub grep: Option<&'a str>,
+    /// Where the next page starts (1-based, in the selected stream), when there is more.
+    pub next: Option<u64>,
+    /// The count the caller asked for, repeated in the hint for the next page.
+    pub count: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -50,71 +53,25 @@ struct ViewLine {
     /// Clipped like the text answer: JSON is bounded too.
     text: String,
     #[serde(skip_serializing_if = "is_zero")]
-    more_chars: usize,
+    more_bytes: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Renders a page, or the grep matches from `start` on.
-pub fn render_log(
-    reader: &mut LogReader,
-    run_id: &str,
-    q: &LogQuery,
-    surface: Surface,
-) -> Result<Rendered, StoreError> {
-    let total = reader.count(q.stream)?;
-    let want = q.count.unwrap_or(u64::from(q.max_lines)).min(u64::from(q.max_lines)).max(1);
-    let first = if q.start < 0 { total.saturating_sub(q.start.unsigned_abs()) } else { (q.start.max(1) as u64) - 1 };
-
-    let mut picked = Vec::new();
-    let mut next: Option<u64> = None;
-    let mut bytes = 0usize;
-    match &q.grep {
-        None => {
-            for line in reader.page(q.stream, first, want)? {
-                bytes += line.bytes.len().min(LINE_CHARS * 4);
-                picked.push(line);
-                if bytes > PAGE_BYTES {
-                    break;
-                }
-            }
-            let shown_end = first + picked.len() as u64;
-            if shown_end < total {
-                next = Some(shown_end + 1);
-            }
-        }
-        Some(re) => {
-            let mut position = 0u64;
-            reader.scan(q.stream, |line| {
-                position += 1;
-                if position <= first {
-                    return true;
-                }
-                if picked.len() as u64 >= want || bytes > PAGE_BYTES {
-                    next = Some(position);
-                    return false;
-                }
-                let text = strip_ansi(&line.bytes);
-                if re.is_match(&String::from_utf8_lossy(&text)) {
-                    bytes += line.bytes.len().min(LINE_CHARS * 4);
-                    picked.push(line);
-                }
-                true
-            })?;
-        }
-    }
-
+/// Renders a page, or the grep matches of one.
+pub fn render_log(page: LogPage<'_>, surface: Surface) -> Rendered {
+    let LogPage { run_id, stream, total, lines: picked, grep, next, count } = page;
     let mut text = String::new();
-    let stream_name = match q.stream {
+    let stream_name = match stream {
         StreamFilter::Both => "",
-        StreamFilter::Only(Stream::Stdout) => " (stdout)",
         StreamFilter::Only(Stream::Stderr) => " (stderr)",
+        StreamFilter::Only(_) => " (stdout)",
     };
-    match (&q.grep, picked.first(), picked.last()) {
+    match (grep, picked.first(), picked.last()) {
         (Some(re), _, _) => {
-            let _ = writeln!(text, "{} matching /{}/ of {total} lines{stream_name}", picked.len(), re.as_str());
+            let _ = writeln!(text, "{} matching /{re}/ of {total} lines{stream_name}", picked.len());
         }
         (None, Some(a), Some(b)) => {
             let _ = writeln!(text, "lines {}-{} of {total}{stream_name}", a.number, b.number);
@@ -132,19 +89,18 @@ pub fn render_log(
     };
     for line in picked {
         let clean = String::from_utf8_lossy(&strip_ansi(&line.bytes)).into_owned();
-        let shown = clip(&clean, LINE_CHARS);
-        let more_chars = clean.chars().count().saturating_sub(LINE_CHARS);
+        let shown = clip(&clean, LINE_BYTES);
+        let more_bytes = clean.len().saturating_sub(LINE_BYTES);
         let _ = writeln!(text, "{}|{shown}", line.number);
-        if more_chars > 0 {
-            let _ = writeln!(text, "  (+{more_chars} more characters)");
+        if more_bytes > 0 {
+            let _ = writeln!(text, "  (+{more_bytes} more bytes)");
         }
         let stream =
-            (q.stream == StreamFilter::Both).then_some(if line.stream == Stream::Stderr { "stderr" } else { "stdout" });
-        view.lines.push(ViewLine { n: line.number, stream, text: shown.into_owned(), more_chars });
+            (stream == StreamFilter::Both).then_some(if line.stream == Stream::Stderr { "stderr" } else { "stdout" });
+        view.lines.push(ViewLine { n: line.number, stream, text: shown.into_owned(), more_bytes });
     }
     if let Some(n) = next {
-        let grep = q.grep.as_ref().map(|r| r.as_str());
-        let _ = writeln!(text, "more: {}", log_call(surface, run_id, Some(n as i64), q.count, grep));
+        let _ = writeln!(text, "more: {}", log_call(surface, run_id, Some(n as i64), count, grep));
     }
-    Ok(Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() })
+    Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
 }

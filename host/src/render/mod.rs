@@ -9,10 +9,11 @@ mod exec;
 mod list;
 mod log;
 
-pub use exec::{ExecView, Tail, render_exec};
+pub use exec::{ExecView, Tail, needs_tail, render_exec};
 pub use list::render_list;
-pub use log::{LogQuery, render_log};
+pub use log::{LINE_BYTES, LogPage, render_log};
 
+use buildvise_plugin_api::clip;
 use serde::Serialize;
 
 /// How much an exec answer says.
@@ -69,21 +70,28 @@ fn log_call(surface: Surface, run_id: &str, start: Option<i64>, count: Option<u6
                 call.push_str(&format!(" --count {c}"));
             }
             if let Some(g) = grep {
-                call.push_str(&format!(" --grep {}", crate::exec::shell_words([&g.to_string()])));
+                call.push_str(&format!(" --grep {}", shell_words([&g.to_string()])));
             }
             call
         }
     }
 }
 
-/// Cuts text to `max` characters, marking the cut.
-fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        None => std::borrow::Cow::Borrowed(text),
-        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..cut])),
-    }
-}
-
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Quotes words for display the way a POSIX shell would need them.
+pub fn shell_words<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
+    words
+        .into_iter()
+        .map(|w| {
+            if !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+%".contains(&b)) {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -1,20 +1,34 @@
 //! Running one command: spawn it (argv, no shell, stdin closed, own process group), read stdout
-//! and stderr concurrently, hand complete lines to a [`LineSink`] in arrival order, and end it on
+//! and stderr as they come, hand complete lines to a [`LineSink`] in arrival order, and end it on
 //! timeout or cancellation by killing the whole process group (TERM, a grace period, KILL).
 //!
-//! Memory is bounded whatever the output: readers send chunks through a bounded channel (so a
-//! flood waits on the sink rather than piling up) and lines are capped at [`lines::MAX_LINE`].
+//! One thread does it all, with non-blocking pipes and `poll`, and never waits longer than a tick
+//! for anything: not for output, not for the sink, not for the child. So a deadline or a cancel is
+//! acted on within a tick, whatever the process or the sink's consumer (the plugin's parser) does.
+//! There are no reader threads to leak: when processes that left the group keep the pipes open
+//! after the command ended, the runner closes its ends and says so ([`Outcome::abandoned_output`]).
+//!
+//! Memory is bounded whatever the output: lines are capped at [`lines::MAX_LINE`], and while the
+//! sink is not [`ready`](LineSink::ready) the runner stops reading, which makes the process wait on
+//! its full pipe rather than making buildvise grow.
 
+mod guard;
 mod lines;
 mod process;
 
+pub use guard::{Guard, SUBCOMMAND as GUARD_SUBCOMMAND, serve as serve_guard};
+
 use buildvise_plugin_api::Stream;
 use lines::LineSplitter;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::Signal;
+use process::Group;
+use std::fs::File;
 use std::io::Read;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 /// What to run.
@@ -29,6 +43,13 @@ pub struct Command {
 /// Receives the run's lines, and a tick now and then to flush or report progress.
 pub trait LineSink {
     fn line(&mut self, stream: Stream, bytes: &[u8]);
+
+    /// Waits at most `wait` until the sink can take more lines, and says whether it can. While it
+    /// cannot, the runner reads nothing more.
+    fn ready(&mut self, _wait: Duration) -> bool {
+        true
+    }
+
     fn tick(&mut self) {}
 }
 
@@ -46,7 +67,7 @@ impl CancelToken {
     }
 }
 
-/// How a run ended.
+/// How the command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
     Exited(i32),
@@ -56,150 +77,237 @@ pub enum Ending {
     Cancelled,
 }
 
+/// How a run ended, and whether its output had to be abandoned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    pub ending: Ending,
+    /// Processes outside the command's group (started with `setsid`, say) kept its output open
+    /// after it ended; the runner stopped reading and left them running.
+    pub abandoned_output: bool,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("`{program}` was not found on PATH: install it, or add its directory to PATH for buildvise")]
     NotFound { program: String },
-    #[error("cannot start `{program}`: {source}")]
-    Spawn { program: String, source: std::io::Error },
+    #[error("`{program}` cannot be executed: check its permissions")]
+    NotExecutable {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot start `{program}`")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Time between TERM and KILL.
-const GRACE: Duration = Duration::from_secs(2);
-/// How long to wait, after the process exited, for pipes that some leftover process holds open.
+pub const GRACE: Duration = Duration::from_secs(2);
+/// How long to wait, after the command exited, for pipes that some leftover process holds open.
 const LINGER: Duration = Duration::from_secs(1);
+/// The longest the runner waits for anything before checking its deadlines again.
 const TICK: Duration = Duration::from_millis(50);
-const CHUNK: usize = 64 * 1024;
+const CHUNK: usize = 256 * 1024;
+/// The pipe size asked for; 1 MiB is what Linux grants an unprivileged process by default.
+const PIPE_BYTES: i32 = 1 << 20;
+/// Reads per pipe per turn of the loop: enough to keep up with a flood, few enough to keep ticks.
+const READS_PER_TURN: usize = 8;
 
-enum Event {
-    Data(Stream, Vec<u8>),
-    Eof(Stream),
-    Exited(std::process::ExitStatus),
-}
-
-/// Why the runner is killing the group.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum KillReason {
-    Timeout,
-    Cancel,
-    Leftovers,
-}
-
-/// Runs `command` to its end, feeding `sink`. Returns how it ended.
+/// Runs `command` to its end, feeding `sink`. With a `guard`, the command's group is ended even if
+/// buildvise is killed while it runs.
 pub fn run(
     command: &Command,
     timeout: Duration,
     cancel: &CancelToken,
+    guard: Option<&Guard>,
     sink: &mut dyn LineSink,
-) -> Result<Ending, RunError> {
+) -> Result<Outcome, RunError> {
     let mut child = process::spawn(command)?;
-    let group = process::Group::of(&child);
-    let (tx, rx) = sync_channel::<Event>(64);
-    if let Some(out) = child.stdout.take() {
-        spawn_reader(Stream::Stdout, out, tx.clone());
+    let group = Group::of(&child);
+    if let Some(guard) = guard {
+        guard.watch(group.id());
     }
-    if let Some(err) = child.stderr.take() {
-        spawn_reader(Stream::Stderr, err, tx.clone());
+    let mut pipes = [
+        child.stdout.take().map(|p| Pipe::new(Stream::Stdout, p.into())),
+        child.stderr.take().map(|p| Pipe::new(Stream::Stderr, p.into())),
+    ];
+    let outcome = supervise(group, &mut pipes, timeout, cancel, sink);
+    if let Some(guard) = guard {
+        guard.forget(group.id());
     }
-    std::thread::spawn(move || {
-        if let Ok(status) = child.wait() {
-            let _ = tx.send(Event::Exited(status));
-        }
-    });
-    Ok(pump(rx, group, timeout, cancel, sink))
+    // Reaping frees the group id, so it comes after the last signal to the group.
+    let _ = child.wait();
+    Ok(outcome)
 }
 
-fn spawn_reader(stream: Stream, mut pipe: impl Read + Send + 'static, tx: SyncSender<Event>) {
-    std::thread::spawn(move || {
-        let mut buf = vec![0u8; CHUNK];
-        loop {
-            match pipe.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    if tx.send(Event::Data(stream, buf[..n].to_vec())).is_err() {
-                        return;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
-        }
-        let _ = tx.send(Event::Eof(stream));
-    });
+/// Why the runner is ending the group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KillReason {
+    Timeout,
+    Cancel,
+    /// The command exited but processes of its group still hold its output.
+    Leftovers,
 }
 
-/// The runner's loop: lines to the sink, and the kill state machine.
-fn pump(
-    rx: Receiver<Event>,
-    group: process::Group,
+struct Kill {
+    reason: KillReason,
+    term_at: Instant,
+    killed: bool,
+}
+
+fn supervise(
+    group: Group,
+    pipes: &mut [Option<Pipe>; 2],
     timeout: Duration,
     cancel: &CancelToken,
     sink: &mut dyn LineSink,
-) -> Ending {
+) -> Outcome {
     let started = Instant::now();
-    let mut splitters = [LineSplitter::default(), LineSplitter::default()];
-    let mut open_streams = 2;
-    let mut exit: Option<(std::process::ExitStatus, Instant)> = None;
-    let mut kill: Option<(KillReason, Instant, bool)> = None; // reason, TERM sent at, KILL sent
+    let mut buf = vec![0u8; CHUNK];
+    let mut exited: Option<(Ending, Instant)> = None;
+    let mut kill: Option<Kill> = None;
+    let mut abandoned_output = false;
+    // After both pipes closed, the exit usually follows within microseconds: poll for it quickly.
+    let mut exit_wait = Duration::from_micros(200);
     loop {
-        match rx.recv_timeout(TICK) {
-            Ok(Event::Data(stream, bytes)) => splitters[slot(stream)].push(&bytes, |line| sink.line(stream, line)),
-            Ok(Event::Eof(stream)) => {
-                splitters[slot(stream)].finish(|line| sink.line(stream, line));
-                open_streams -= 1;
-            }
-            Ok(Event::Exited(status)) => exit = Some((status, Instant::now())),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
+        let now = Instant::now();
+        if exited.is_none() {
+            exited = group.leader_ended().map(|ending| (ending, now));
         }
-        if open_streams == 0 && exit.is_some() {
+        let open = pipes.iter().any(Option::is_some);
+        if !open && exited.is_some() {
             break;
         }
-        let now = Instant::now();
         if kill.is_none() {
             let reason = if cancel.is_cancelled() {
                 Some(KillReason::Cancel)
             } else if now.duration_since(started) >= timeout {
                 Some(KillReason::Timeout)
-            } else if exit.is_some_and(|(_, at)| now.duration_since(at) >= LINGER) {
+            } else if exited.is_some_and(|(_, at)| now.duration_since(at) >= LINGER) {
                 Some(KillReason::Leftovers)
             } else {
                 None
             };
             if let Some(reason) = reason {
-                group.signal_term();
-                kill = Some((reason, now, false));
+                group.signal(Signal::SIGTERM);
+                kill = Some(Kill { reason, term_at: now, killed: false });
             }
         }
-        if let Some((_, term_at, killed)) = kill.as_mut() {
-            let since = now.duration_since(*term_at);
-            if !*killed && since >= GRACE {
-                group.signal_kill();
-                *killed = true;
+        if let Some(k) = kill.as_mut() {
+            let since = now.duration_since(k.term_at);
+            if !k.killed && since >= GRACE {
+                group.signal(Signal::SIGKILL);
+                k.killed = true;
             }
-            // Pipes held by a process that left the group: stop waiting for them.
-            if since >= GRACE + LINGER && exit.is_some() {
-                break;
+            // Whoever still holds the pipes is outside the group: stop waiting for them.
+            if open && exited.is_some() && since >= GRACE + LINGER {
+                for pipe in pipes.iter_mut() {
+                    if let Some(p) = pipe.take() {
+                        p.close(sink);
+                    }
+                }
+                abandoned_output = true;
+                continue;
             }
         }
         sink.tick();
+        if !open {
+            std::thread::sleep(exit_wait);
+            exit_wait = (exit_wait * 2).min(TICK);
+            continue;
+        }
+        if sink.ready(TICK) {
+            read_ready(pipes, &mut buf, sink);
+        }
     }
-    for (i, splitter) in splitters.iter_mut().enumerate() {
-        let stream = if i == 0 { Stream::Stdout } else { Stream::Stderr };
-        splitter.finish(|line| sink.line(stream, line));
-    }
-    match kill.map(|k| k.0) {
-        Some(KillReason::Cancel) => Ending::Cancelled,
-        Some(KillReason::Timeout) => Ending::TimedOut,
-        _ => match exit {
-            Some((status, _)) => process::ending(status),
-            None => Ending::Signalled(9),
+    let ending = match (kill, exited) {
+        // The leader's own end counts unless buildvise ended it first.
+        (Some(k), Some((_, at))) if k.reason != KillReason::Leftovers && k.term_at <= at => match k.reason {
+            KillReason::Cancel => Ending::Cancelled,
+            _ => Ending::TimedOut,
         },
+        (_, Some((ending, _))) => ending,
+        (_, None) => Ending::Signalled(0),
+    };
+    Outcome { ending, abandoned_output }
+}
+
+/// Waits up to a tick for output and reads what is there.
+fn read_ready(pipes: &mut [Option<Pipe>; 2], buf: &mut [u8], sink: &mut dyn LineSink) {
+    let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(2);
+    let mut which = Vec::with_capacity(2);
+    for (i, pipe) in pipes.iter().enumerate() {
+        if let Some(p) = pipe {
+            fds.push(PollFd::new(p.file.as_fd(), PollFlags::POLLIN));
+            which.push(i);
+        }
+    }
+    let timeout = PollTimeout::try_from(TICK).unwrap_or(PollTimeout::MAX);
+    if poll(&mut fds, timeout).unwrap_or(0) <= 0 {
+        return;
+    }
+    let ready: Vec<usize> =
+        fds.iter().zip(&which).filter(|(fd, _)| fd.any().unwrap_or(true)).map(|(_, &i)| i).collect();
+    drop(fds);
+    for i in ready {
+        let Some(pipe) = pipes[i].as_mut() else { continue };
+        if pipe.read_some(buf, sink) == Flow::Ended
+            && let Some(p) = pipes[i].take()
+        {
+            p.close(sink);
+        }
     }
 }
 
-fn slot(stream: Stream) -> usize {
-    if stream == Stream::Stderr { 1 } else { 0 }
+#[derive(PartialEq, Eq)]
+enum Flow {
+    More,
+    Ended,
+}
+
+/// One of the command's output pipes, read without blocking.
+struct Pipe {
+    stream: Stream,
+    file: File,
+    splitter: LineSplitter,
+}
+
+impl Pipe {
+    fn new(stream: Stream, fd: OwnedFd) -> Self {
+        let file = File::from(fd);
+        // Non-blocking on our end only: the child's end keeps its own flags.
+        let _ = nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK));
+        // One thread reads, stores and batches: with the default 64 KiB pipe the command waits
+        // whenever that thread is busy. A larger pipe lets it run ahead (best effort: the system
+        // may cap the size).
+        let _ = nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_BYTES));
+        Pipe { stream, file, splitter: LineSplitter::default() }
+    }
+
+    fn read_some(&mut self, buf: &mut [u8], sink: &mut dyn LineSink) -> Flow {
+        for _ in 0..READS_PER_TURN {
+            match (&self.file).read(buf) {
+                Ok(0) => return Flow::Ended,
+                Ok(n) => {
+                    let stream = self.stream;
+                    self.splitter.push(&buf[..n], |line| sink.line(stream, line));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Flow::More,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return Flow::Ended,
+            }
+        }
+        Flow::More
+    }
+
+    /// Hands over a last line without its `\n`, and closes our end.
+    fn close(mut self, sink: &mut dyn LineSink) {
+        let stream = self.stream;
+        self.splitter.finish(|line| sink.line(stream, line));
+    }
 }
 
 #[cfg(test)]

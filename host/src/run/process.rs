@@ -1,13 +1,17 @@
-//! Spawning a command in its own process group, and signalling that group. Unix only: buildvise
-//! relies on process groups to end whole process trees.
+//! The child process: spawned in its own process group, observed without being reaped, and
+//! signalled as a group. Unix only: buildvise relies on process groups to end whole trees.
+//!
+//! The child is reaped only after the last signal to its group. Until then its pid stays a zombie,
+//! so the process group id cannot be reused by an unrelated process that a late signal would hit.
 
 use super::{Command, Ending, RunError};
 use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ExitStatus, Stdio};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Stdio};
 
-pub fn spawn(command: &Command) -> Result<Child, RunError> {
+pub(super) fn spawn(command: &Command) -> Result<Child, RunError> {
     let mut cmd = std::process::Command::new(&command.program);
     cmd.args(&command.args)
         .current_dir(&command.cwd)
@@ -17,37 +21,40 @@ pub fn spawn(command: &Command) -> Result<Child, RunError> {
         .stderr(Stdio::piped())
         // A new group led by the child: one signal reaches it and everything it starts.
         .process_group(0);
-    cmd.spawn().map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            RunError::NotFound { program: command.program.clone() }
-        } else {
-            RunError::Spawn { program: command.program.clone(), source }
-        }
+    cmd.spawn().map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => RunError::NotFound { program: command.program.clone() },
+        std::io::ErrorKind::PermissionDenied => RunError::NotExecutable { program: command.program.clone(), source },
+        _ => RunError::Spawn { program: command.program.clone(), source },
     })
 }
 
 /// The process group of a spawned child (its pgid is the child's pid).
 #[derive(Debug, Clone, Copy)]
-pub struct Group(Pid);
+pub(super) struct Group(Pid);
 
 impl Group {
     pub fn of(child: &Child) -> Self {
         Group(Pid::from_raw(child.id() as i32))
     }
 
-    pub fn signal_term(&self) {
-        let _ = killpg(self.0, Signal::SIGTERM);
+    pub fn id(self) -> i32 {
+        self.0.as_raw()
     }
 
-    pub fn signal_kill(&self) {
-        let _ = killpg(self.0, Signal::SIGKILL);
+    pub fn signal(self, signal: Signal) {
+        // ESRCH (nobody left in the group) is the common, harmless answer.
+        let _ = killpg(self.0, signal);
     }
-}
 
-pub fn ending(status: ExitStatus) -> Ending {
-    match (status.code(), status.signal()) {
-        (Some(code), _) => Ending::Exited(code),
-        (None, Some(signal)) => Ending::Signalled(signal),
-        (None, None) => Ending::Signalled(0),
+    /// How the leader ended, if it has; leaves it unreaped (a zombie) so the group id stays ours.
+    pub fn leader_ended(self) -> Option<Ending> {
+        match waitid(Id::Pid(self.0), WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT) {
+            Ok(WaitStatus::Exited(_, code)) => Some(Ending::Exited(code)),
+            Ok(WaitStatus::Signaled(_, signal, _)) => Some(Ending::Signalled(signal as i32)),
+            // Not ended yet (StillAlive), or a status a leader we never trace cannot have.
+            Ok(_) | Err(nix::errno::Errno::EINTR) => None,
+            // ECHILD: someone reaped it already, so it has certainly ended.
+            Err(_) => Some(Ending::Signalled(0)),
+        }
     }
 }

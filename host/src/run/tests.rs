@@ -1,4 +1,5 @@
 use super::*;
+use std::time::Instant;
 
 #[derive(Default)]
 struct Collect(Vec<(Stream, Vec<u8>)>);
@@ -26,9 +27,11 @@ fn both_streams_tagged_and_exit_code() {
         &sh("echo out; echo err >&2; printf 'no newline'; exit 3"),
         Duration::from_secs(20),
         &CancelToken::default(),
+        None,
         &mut sink,
     )
-    .unwrap();
+    .unwrap()
+    .ending;
     assert_eq!(end, Ending::Exited(3));
     assert!(sink.0.contains(&(Stream::Stdout, b"out".to_vec())));
     assert!(sink.0.contains(&(Stream::Stderr, b"err".to_vec())));
@@ -38,14 +41,15 @@ fn both_streams_tagged_and_exit_code() {
 #[test]
 fn missing_program_is_named() {
     let cmd = Command { program: "buildvise-no-such-program".into(), args: vec![], env: vec![], cwd: ".".into() };
-    let err = run(&cmd, Duration::from_secs(5), &CancelToken::default(), &mut Collect::default()).unwrap_err();
+    let err = run(&cmd, Duration::from_secs(5), &CancelToken::default(), None, &mut Collect::default()).unwrap_err();
     assert!(err.to_string().contains("`buildvise-no-such-program` was not found on PATH"), "{err}");
 }
 
 #[test]
 fn stdin_is_closed() {
     let mut sink = Collect::default();
-    let end = run(&sh("cat; echo done"), Duration::from_secs(20), &CancelToken::default(), &mut sink).unwrap();
+    let end =
+        run(&sh("cat; echo done"), Duration::from_secs(20), &CancelToken::default(), None, &mut sink).unwrap().ending;
     assert_eq!(end, Ending::Exited(0));
     assert_eq!(sink.0, vec![(Stream::Stdout, b"done".to_vec())]);
 }
@@ -58,7 +62,7 @@ fn timeout_kills_child_and_grandchild() {
     let script =
         format!("(trap '' TERM; sleep 300) & echo $! > {p}; echo $$ >> {p}; echo started; wait", p = pids.display());
     let mut sink = Collect::default();
-    let end = run(&sh(&script), Duration::from_millis(500), &CancelToken::default(), &mut sink).unwrap();
+    let end = run(&sh(&script), Duration::from_millis(500), &CancelToken::default(), None, &mut sink).unwrap().ending;
     assert_eq!(end, Ending::TimedOut);
     assert_eq!(sink.0[0].1, b"started");
     let text = std::fs::read_to_string(&pids).unwrap();
@@ -78,7 +82,7 @@ fn cancel_ends_the_run() {
         std::thread::sleep(Duration::from_millis(300));
         trigger.cancel();
     });
-    let end = run(&sh("sleep 300"), Duration::from_secs(600), &token, &mut Collect::default()).unwrap();
+    let end = run(&sh("sleep 300"), Duration::from_secs(600), &token, None, &mut Collect::default()).unwrap().ending;
     assert_eq!(end, Ending::Cancelled);
 }
 
@@ -86,9 +90,55 @@ fn cancel_ends_the_run() {
 fn big_line_and_binary_bytes_pass_through() {
     let mut sink = Collect::default();
     let script = "head -c 10485760 /dev/zero | tr '\\0' 'a'; printf '\\n\\377\\000\\376\\n'";
-    let end = run(&sh(script), Duration::from_secs(60), &CancelToken::default(), &mut sink).unwrap();
+    let end = run(&sh(script), Duration::from_secs(60), &CancelToken::default(), None, &mut sink).unwrap().ending;
     assert_eq!(end, Ending::Exited(0));
     assert_eq!(sink.0.len(), 2);
     assert_eq!(sink.0[0].1.len(), 10 * 1024 * 1024);
     assert_eq!(sink.0[1].1, b"\xff\x00\xfe");
+}
+
+/// A sink whose consumer is stuck: it never has room again after the first line.
+#[derive(Default)]
+struct Stuck(usize);
+
+impl LineSink for Stuck {
+    fn line(&mut self, _stream: Stream, _bytes: &[u8]) {
+        self.0 += 1;
+    }
+
+    fn ready(&mut self, wait: Duration) -> bool {
+        if self.0 == 0 {
+            return true;
+        }
+        std::thread::sleep(wait);
+        false
+    }
+}
+
+#[test]
+fn a_stuck_sink_cannot_hold_off_the_deadline() {
+    let started = Instant::now();
+    let mut sink = Stuck::default();
+    // `yes` would fill any buffer; the runner stops reading, `yes` blocks on its pipe, and the
+    // deadline still ends it.
+    let outcome = run(&sh("yes"), Duration::from_millis(300), &CancelToken::default(), None, &mut sink).unwrap();
+    assert_eq!(outcome.ending, Ending::TimedOut);
+    // The bound only keeps a broken runner from hanging the suite: TERM ends `yes` at once.
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    assert!(sink.0 > 0);
+}
+
+#[test]
+fn output_held_by_an_escaped_process_is_abandoned_not_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    // `setsid` puts the sleeper outside the command's group, out of reach of the group's signals,
+    // and it keeps the command's stdout open.
+    let script = format!("setsid sh -c 'echo $$ > {p}; exec sleep 300' & echo started; exit 0", p = pid_file.display());
+    let mut sink = Collect::default();
+    let outcome = run(&sh(&script), Duration::from_secs(60), &CancelToken::default(), None, &mut sink).unwrap();
+    assert_eq!(outcome, Outcome { ending: Ending::Exited(0), abandoned_output: true });
+    assert_eq!(sink.0, vec![(Stream::Stdout, b"started".to_vec())]);
+    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
 }

@@ -4,21 +4,28 @@
 //! ended by `\n`, both streams in arrival order. `lines.idx` holds one little-endian u64 per line:
 //! the line's start offset, with the top bit set for stderr. `stdout.idx` and `stderr.idx` hold,
 //! per line of that stream, the u64 index of the line in `lines.idx`. Any page is therefore a
-//! few seeks, whatever the log's size.
+//! few seeks, whatever the log's size, and a scan (grep) reads both files front to back.
+//!
+//! The index is trusted only as far as it agrees with the log: entries past the log's end (lines
+//! a writer has not flushed yet, or could not store) are not shown, and an entry that contradicts
+//! the log is reported as damage, never used to size a read.
 
-use super::StoreError;
+use super::{StoreError, files};
 use buildvise_plugin_api::Stream;
 use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 pub const LOG_FILE: &str = "output.log";
 const LINES_IDX: &str = "lines.idx";
 const STDOUT_IDX: &str = "stdout.idx";
 const STDERR_IDX: &str = "stderr.idx";
 const STDERR_BIT: u64 = 1 << 63;
+const WRITE_BUFFER: usize = 256 * 1024;
 
-/// Appends lines to a run's log and index.
+/// Appends lines to a run's log and index. A write that fails (a full disk) stops the storing,
+/// not the numbering: lines keep their numbers, so that what the parser says about line N stays
+/// true of the lines that were stored.
 pub struct LogWriter {
     log: BufWriter<File>,
     lines: BufWriter<File>,
@@ -26,14 +33,15 @@ pub struct LogWriter {
     stderr: BufWriter<File>,
     offset: u64,
     count: u64,
+    stored: u64,
+    failure: Option<StoreError>,
+    dir: PathBuf,
 }
 
 impl LogWriter {
     pub fn create(dir: &Path) -> Result<Self, StoreError> {
         let open = |name: &str| -> Result<BufWriter<File>, StoreError> {
-            let path = dir.join(name);
-            let file = File::create(&path).map_err(|e| StoreError::io(&path, e))?;
-            Ok(BufWriter::with_capacity(256 * 1024, file))
+            Ok(BufWriter::with_capacity(WRITE_BUFFER, files::private_file(&dir.join(name))?))
         };
         Ok(LogWriter {
             log: open(LOG_FILE)?,
@@ -42,22 +50,37 @@ impl LogWriter {
             stderr: open(STDERR_IDX)?,
             offset: 0,
             count: 0,
+            stored: 0,
+            failure: None,
+            dir: dir.to_path_buf(),
         })
     }
 
     /// Appends one line (without its `\n`) and returns its 1-based number.
-    pub fn write_line(&mut self, stream: Stream, bytes: &[u8]) -> std::io::Result<u64> {
+    pub fn write_line(&mut self, stream: Stream, bytes: &[u8]) -> u64 {
+        self.count += 1;
+        if self.failure.is_none() {
+            match self.append(stream, bytes) {
+                Ok(()) => self.stored = self.count,
+                Err(e) => self.failure = Some(StoreError::io(&self.dir.join(LOG_FILE), e)),
+            }
+        }
+        self.count
+    }
+
+    fn append(&mut self, stream: Stream, bytes: &[u8]) -> std::io::Result<()> {
+        // The log before the index: an entry never leads the bytes it points at.
+        self.log.write_all(bytes)?;
+        self.log.write_all(b"\n")?;
         let tag = if stream == Stream::Stderr { STDERR_BIT } else { 0 };
         self.lines.write_all(&(self.offset | tag).to_le_bytes())?;
         let per_stream = if stream == Stream::Stderr { &mut self.stderr } else { &mut self.stdout };
-        per_stream.write_all(&self.count.to_le_bytes())?;
-        self.log.write_all(bytes)?;
-        self.log.write_all(b"\n")?;
+        per_stream.write_all(&self.stored.to_le_bytes())?;
         self.offset += bytes.len() as u64 + 1;
-        self.count += 1;
-        Ok(self.count)
+        Ok(())
     }
 
+    /// Lines numbered so far.
     pub fn lines(&self) -> u64 {
         self.count
     }
@@ -67,12 +90,21 @@ impl LogWriter {
     }
 
     /// Makes what was written so far visible to readers in other processes.
-    pub fn flush(&mut self) -> std::io::Result<()> {
+    pub fn flush(&mut self) {
+        if self.failure.is_some() {
+            return;
+        }
         // The log first: a reader trusts the index only as far as the log reaches.
-        self.log.flush()?;
-        self.lines.flush()?;
-        self.stdout.flush()?;
-        self.stderr.flush()
+        let flushed = self.log.flush().and_then(|()| self.lines.flush()).and_then(|()| self.stdout.flush());
+        if let Err(e) = flushed.and_then(|()| self.stderr.flush()) {
+            self.failure = Some(StoreError::io(&self.dir.join(LOG_FILE), e));
+        }
+    }
+
+    /// Flushes, and hands back the first failure, if storing failed.
+    pub fn finish(mut self) -> Option<StoreError> {
+        self.flush();
+        self.failure.take()
     }
 }
 
@@ -85,6 +117,15 @@ fn stream_index(stream: Stream) -> &'static str {
 pub enum StreamFilter {
     Both,
     Only(Stream),
+}
+
+impl StreamFilter {
+    fn selects(self, stream: Stream) -> bool {
+        match self {
+            StreamFilter::Both => true,
+            StreamFilter::Only(s) => s == stream,
+        }
+    }
 }
 
 /// One line of a page: its number in the combined log, stream, and bytes.
@@ -101,25 +142,31 @@ pub struct LogReader {
     log_len: u64,
     lines: File,
     total: u64,
-    dir: std::path::PathBuf,
+    dir: PathBuf,
 }
 
 impl LogReader {
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        let open = |name: &str| -> Result<File, StoreError> {
+        let open = |name: &str| -> Result<(File, u64), StoreError> {
             let path = dir.join(name);
-            File::open(&path).map_err(|e| StoreError::io(&path, e))
+            let file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
+            let len = file.metadata().map_err(|e| StoreError::io(&path, e))?.len();
+            Ok((file, len))
         };
-        let log = open(LOG_FILE)?;
-        let log_len = log.metadata().map_err(|e| StoreError::io(&dir.join(LOG_FILE), e))?.len();
-        let lines = open(LINES_IDX)?;
-        let idx_len = lines.metadata().map_err(|e| StoreError::io(&dir.join(LINES_IDX), e))?.len();
+        let (log, log_len) = open(LOG_FILE)?;
+        let (lines, idx_len) = open(LINES_IDX)?;
         let mut reader = LogReader { log, log_len, lines, total: idx_len / 8, dir: dir.to_path_buf() };
-        // A run still being written may have index entries whose line is not flushed yet.
+        // A run still being written (or whose writer ran out of room) may have index entries
+        // whose line never reached the log.
         while reader.total > 0 && reader.entry(reader.total - 1)?.0 >= reader.log_len {
             reader.total -= 1;
         }
         Ok(reader)
+    }
+
+    /// Bytes in the log.
+    pub fn bytes(&self) -> u64 {
+        self.log_len
     }
 
     /// Number of lines of `filter`.
@@ -129,35 +176,51 @@ impl LogReader {
         };
         let path = self.dir.join(stream_index(stream));
         let mut len = std::fs::metadata(&path).map_err(|e| StoreError::io(&path, e))?.len() / 8;
-        // Trailing entries may point at lines not flushed yet; drop them as `open` does.
+        // Trailing entries may point at lines not stored; drop them as `open` does.
         while len > 0 && self.stream_numbers(filter, len - 1, 1)?.is_empty() {
             len -= 1;
         }
         Ok(len)
     }
 
+    fn damaged(&self, file: &str, detail: String) -> StoreError {
+        StoreError::Corrupt { path: self.dir.join(file), detail }
+    }
+
     fn entry(&mut self, index: u64) -> Result<(u64, Stream), StoreError> {
         let mut buf = [0u8; 8];
+        let path = self.dir.join(LINES_IDX);
         self.lines
             .seek(SeekFrom::Start(index * 8))
             .and_then(|_| self.lines.read_exact(&mut buf))
-            .map_err(|e| StoreError::io(&self.dir.join(LINES_IDX), e))?;
-        let raw = u64::from_le_bytes(buf);
-        let stream = if raw & STDERR_BIT != 0 { Stream::Stderr } else { Stream::Stdout };
-        Ok((raw & !STDERR_BIT, stream))
+            .map_err(|e| StoreError::io(&path, e))?;
+        Ok(decode(u64::from_le_bytes(buf)))
     }
 
-    /// Reads line `index` (0-based) of the combined log.
+    /// Line `index` (0-based) of the combined log.
     fn line(&mut self, index: u64) -> Result<LogLine, StoreError> {
         let (start, stream) = self.entry(index)?;
         let end = if index + 1 < self.total { self.entry(index + 1)?.0 } else { self.log_len };
-        let len = end.saturating_sub(start).saturating_sub(1);
-        let mut bytes = vec![0u8; len as usize];
+        let len = self.line_len(index, start, end)?;
+        let mut bytes = vec![0u8; len];
+        let path = self.dir.join(LOG_FILE);
         self.log
             .seek(SeekFrom::Start(start))
             .and_then(|_| self.log.read_exact(&mut bytes))
-            .map_err(|e| StoreError::io(&self.dir.join(LOG_FILE), e))?;
+            .map_err(|e| StoreError::io(&path, e))?;
         Ok(LogLine { number: index + 1, stream, bytes })
+    }
+
+    /// The length (without `\n`) of line `index`, which the index says spans `start..end`,
+    /// after checking that the log can hold it.
+    fn line_len(&self, index: u64, start: u64, end: u64) -> Result<usize, StoreError> {
+        if start >= end || end > self.log_len {
+            return Err(self.damaged(
+                LINES_IDX,
+                format!("line {} is said to span bytes {start}..{end} of a {}-byte log", index + 1, self.log_len),
+            ));
+        }
+        usize::try_from(end - start - 1).map_err(|e| self.damaged(LINES_IDX, e.to_string()))
     }
 
     /// The 0-based combined indexes of a stream's lines `from..from+count`.
@@ -189,23 +252,50 @@ impl LogReader {
         indexes.into_iter().map(|i| self.line(i)).collect()
     }
 
-    /// Every line of the selected stream, in order, for a scan such as grep.
-    pub fn scan(&mut self, filter: StreamFilter, mut visit: impl FnMut(LogLine) -> bool) -> Result<(), StoreError> {
-        const BATCH: u64 = 4096;
-        let mut from = 0;
-        loop {
-            let page = self.page(filter, from, BATCH)?;
-            if page.is_empty() {
-                return Ok(());
+    /// Every line of the selected stream, in order, read front to back; `visit` returns false to
+    /// stop early.
+    pub fn scan(
+        &mut self,
+        filter: StreamFilter,
+        mut visit: impl FnMut(u64, Stream, &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        let (idx_path, log_path) = (self.dir.join(LINES_IDX), self.dir.join(LOG_FILE));
+        let mut index =
+            BufReader::with_capacity(64 * 1024, self.lines.try_clone().map_err(|e| StoreError::io(&idx_path, e))?);
+        let mut log =
+            BufReader::with_capacity(256 * 1024, self.log.try_clone().map_err(|e| StoreError::io(&log_path, e))?);
+        index.seek(SeekFrom::Start(0)).map_err(|e| StoreError::io(&idx_path, e))?;
+        log.seek(SeekFrom::Start(0)).map_err(|e| StoreError::io(&log_path, e))?;
+        let next_entry = |index: &mut BufReader<File>| -> Result<(u64, Stream), StoreError> {
+            let mut raw = [0u8; 8];
+            index.read_exact(&mut raw).map_err(|e| StoreError::io(&idx_path, e))?;
+            Ok(decode(u64::from_le_bytes(raw)))
+        };
+        let mut line = Vec::new();
+        let mut current = if self.total > 0 { Some(next_entry(&mut index)?) } else { None };
+        let mut position = 0u64;
+        for i in 0..self.total {
+            let Some((start, stream)) = current else { break };
+            current = if i + 1 < self.total { Some(next_entry(&mut index)?) } else { None };
+            let end = current.map_or(self.log_len, |(next, _)| next);
+            if start != position {
+                return Err(self.damaged(LINES_IDX, format!("line {} starts at byte {start}, not {position}", i + 1)));
             }
-            from += page.len() as u64;
-            for line in page {
-                if !visit(line) {
-                    return Ok(());
-                }
+            let len = self.line_len(i, start, end)?;
+            line.resize(len + 1, 0);
+            log.read_exact(&mut line).map_err(|e| StoreError::io(&log_path, e))?;
+            position = end;
+            if filter.selects(stream) && !visit(i + 1, stream, &line[..len]) {
+                break;
             }
         }
+        Ok(())
     }
+}
+
+fn decode(raw: u64) -> (u64, Stream) {
+    let stream = if raw & STDERR_BIT != 0 { Stream::Stderr } else { Stream::Stdout };
+    (raw & !STDERR_BIT, stream)
 }
 
 #[cfg(test)]
@@ -214,11 +304,11 @@ mod tests {
 
     fn sample(dir: &Path) {
         let mut w = LogWriter::create(dir).unwrap();
-        w.write_line(Stream::Stdout, b"one").unwrap();
-        w.write_line(Stream::Stderr, b"two \xff\x00 bytes").unwrap();
-        w.write_line(Stream::Stdout, b"").unwrap();
-        w.write_line(Stream::Stderr, b"four").unwrap();
-        w.flush().unwrap();
+        w.write_line(Stream::Stdout, b"one");
+        w.write_line(Stream::Stderr, b"two \xff\x00 bytes");
+        w.write_line(Stream::Stdout, b"");
+        w.write_line(Stream::Stderr, b"four");
+        assert!(w.finish().is_none());
     }
 
     #[test]
@@ -238,6 +328,20 @@ mod tests {
     }
 
     #[test]
+    fn scans_front_to_back() {
+        let dir = tempfile::tempdir().unwrap();
+        sample(dir.path());
+        let mut r = LogReader::open(dir.path()).unwrap();
+        let mut seen = Vec::new();
+        r.scan(StreamFilter::Only(Stream::Stderr), |n, _, bytes| {
+            seen.push((n, bytes.to_vec()));
+            true
+        })
+        .unwrap();
+        assert_eq!(seen, vec![(2, b"two \xff\x00 bytes".to_vec()), (4, b"four".to_vec())]);
+    }
+
+    #[test]
     fn unflushed_tail_is_not_shown() {
         let dir = tempfile::tempdir().unwrap();
         sample(dir.path());
@@ -246,5 +350,21 @@ mod tests {
         idx.write_all(&10_000u64.to_le_bytes()).unwrap();
         let r = LogReader::open(dir.path()).unwrap();
         assert_eq!(r.count(StreamFilter::Both).unwrap(), 4);
+    }
+
+    #[test]
+    fn a_damaged_entry_is_reported_never_used_to_size_a_read() {
+        let dir = tempfile::tempdir().unwrap();
+        sample(dir.path());
+        // Line 2's entry made huge: read as a length, it would ask for exabytes.
+        let mut idx = std::fs::OpenOptions::new().write(true).open(dir.path().join(LINES_IDX)).unwrap();
+        idx.seek(SeekFrom::Start(8)).unwrap();
+        idx.write_all(&0x0fff_ffff_ffff_fff0u64.to_le_bytes()).unwrap();
+        drop(idx);
+        let mut r = LogReader::open(dir.path()).unwrap();
+        let page = r.page(StreamFilter::Both, 0, 4).unwrap_err().to_string();
+        assert!(page.contains("lines.idx is damaged"), "{page}");
+        let scan = r.scan(StreamFilter::Both, |_, _, _| true).unwrap_err().to_string();
+        assert!(scan.contains("lines.idx is damaged"), "{scan}");
     }
 }

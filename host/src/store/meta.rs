@@ -14,6 +14,8 @@ pub enum RunStatus {
     Cancelled,
     /// The process could not be started, or buildvise itself failed during the run.
     Failed,
+    /// `meta.json` cannot be read; `error` says why.
+    Damaged,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,9 +40,13 @@ pub struct RunMeta {
     pub lines: u64,
     #[serde(default)]
     pub bytes: u64,
-    /// Why the run failed, when `status` is `failed`.
+    /// Why the run failed, when `status` is `failed` or `damaged`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What else went wrong on buildvise's side while the run went on (its log could not be
+    /// stored whole, say), each a sentence for the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl RunMeta {
@@ -60,7 +66,13 @@ impl RunMeta {
             lines: 0,
             bytes: 0,
             error: None,
+            notes: Vec::new(),
         }
+    }
+
+    /// What can be said of a run whose `meta.json` cannot be read.
+    pub fn damaged(id: &str, started_ms: u64, error: String) -> Self {
+        RunMeta { started_ms, status: RunStatus::Damaged, error: Some(error), ..RunMeta::starting(id, "", "", &[], "") }
     }
 
     pub fn duration_ms(&self) -> Option<u64> {

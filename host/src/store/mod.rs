@@ -2,9 +2,11 @@
 //! ([`log`]), `meta.json` ([`meta`]), `result.json` and the artifact directory.
 //!
 //! Several processes may share a store. Run directories are created exclusively, files are
-//! written atomically (write, then rename), and a run being written holds an exclusive lock on
-//! its `lock` file, which is how retention ([`retention`]) knows never to touch it.
+//! written atomically (write, then rename) and privately ([`files`]), and a run being written
+//! holds an exclusive lock on its `lock` file, which is how retention ([`retention`]) knows never
+//! to touch it, and how a reader knows that a run marked running lost its writer.
 
+mod files;
 mod ids;
 pub mod log;
 pub mod meta;
@@ -33,17 +35,41 @@ pub enum StoreError {
         "no run {0:?} in the store (it may have been pruned); send a run id from a recent exec answer (the CLI lists them: buildvise runs)"
     )]
     UnknownRun(String),
-    #[error("run {0} has no result yet: it is still running (or its process died); page its log instead")]
+    #[error("run {0} has no result yet: it is still running; page its log instead")]
     StillRunning(String),
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("{path} is damaged: {message}")]
-    Corrupt { path: PathBuf, message: String },
+    #[error(
+        "the disk holding the run store is full: free space there, e.g. by removing old runs from {} (`buildvise runs` lists them), or set BUILDVISE_HOME to a directory on another disk",
+        runs.display()
+    )]
+    Full {
+        runs: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot use {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is damaged ({detail}); the run's other files may still be read, or delete its directory", path.display())]
+    Corrupt { path: PathBuf, detail: String },
 }
 
 impl StoreError {
-    pub fn io(path: &Path, source: std::io::Error) -> Self {
-        StoreError::Io { path: path.to_path_buf(), source }
+    /// An I/O failure on `path`, a file or directory inside the store's `runs/`.
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        if files::is_full(&source) {
+            let runs = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "runs")).unwrap_or(path);
+            StoreError::Full { runs: runs.to_path_buf(), source }
+        } else {
+            StoreError::Io { path: path.to_path_buf(), source }
+        }
+    }
+
+    /// True when the store's disk is full: pruning may make room.
+    pub fn is_full(&self) -> bool {
+        matches!(self, StoreError::Full { .. })
     }
 }
 
@@ -64,6 +90,11 @@ impl ActiveRun {
     pub fn artifact_dir(&self) -> PathBuf {
         self.dir.join(ARTIFACT_DIR)
     }
+
+    /// Another hold on the run's lock: the run stays safe from pruning until this is dropped too.
+    pub fn hold(&self) -> Option<File> {
+        self._lock.try_clone().ok()
+    }
 }
 
 impl Store {
@@ -81,7 +112,7 @@ impl Store {
 
     pub fn open(root: &Path) -> Result<Self, StoreError> {
         let runs = root.join("runs");
-        std::fs::create_dir_all(&runs).map_err(|e| StoreError::io(&runs, e))?;
+        files::private_dir_all(&runs)?;
         Ok(Store { runs })
     }
 
@@ -90,17 +121,18 @@ impl Store {
         loop {
             let id = ids::new_run_id();
             let dir = self.runs.join(&id);
-            match std::fs::create_dir(&dir) {
+            match files::private_dir(&dir) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(StoreError::io(&dir, e)),
             }
-            let lock_path = dir.join(LOCK_FILE);
-            let lock = File::create(&lock_path).map_err(|e| StoreError::io(&lock_path, e))?;
-            lock.lock().map_err(|e| StoreError::io(&lock_path, e))?;
-            let artifacts = dir.join(ARTIFACT_DIR);
-            std::fs::create_dir(&artifacts).map_err(|e| StoreError::io(&artifacts, e))?;
-            return Ok(ActiveRun { id, dir, _lock: lock });
+            return match lock_new_run(&dir) {
+                Ok(lock) => Ok(ActiveRun { id, dir, _lock: lock }),
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&dir);
+                    Err(e)
+                }
+            };
         }
     }
 
@@ -108,55 +140,116 @@ impl Store {
     pub fn run_dir(&self, id: &str) -> Result<PathBuf, StoreError> {
         let id = validate_run_id(id)?;
         let dir = self.runs.join(id);
-        if dir.join(META_FILE).is_file() { Ok(dir) } else { Err(StoreError::UnknownRun(id.to_string())) }
+        if dir.join(LOCK_FILE).is_file() || dir.join(META_FILE).is_file() {
+            Ok(dir)
+        } else {
+            Err(StoreError::UnknownRun(id.to_string()))
+        }
     }
 
     pub fn write_meta(&self, dir: &Path, meta: &RunMeta) -> Result<(), StoreError> {
-        write_json_atomic(&dir.join(META_FILE), meta)
+        files::write_json(&dir.join(META_FILE), meta)
     }
 
     pub fn write_result<T: Serialize>(&self, dir: &Path, result: &T) -> Result<(), StoreError> {
-        write_json_atomic(&dir.join(RESULT_FILE), result)
+        files::write_json(&dir.join(RESULT_FILE), result)
     }
 
+    /// A run's meta. A run marked running whose writer is gone is settled first (see
+    /// [`Store::settle`]).
     pub fn read_meta(&self, id: &str) -> Result<RunMeta, StoreError> {
-        read_json(&self.run_dir(id)?.join(META_FILE))
+        let dir = self.run_dir(id)?;
+        let meta: RunMeta = files::read_json(&dir.join(META_FILE))?;
+        if meta.status == RunStatus::Running && !is_locked(&dir) {
+            return self.settle(&dir, meta);
+        }
+        Ok(meta)
     }
 
-    /// The stored result, or None while the run is still going.
+    /// The stored result, or None while there is none (the run is going, or it was never parsed).
     pub fn read_result<T: DeserializeOwned>(&self, id: &str) -> Result<Option<T>, StoreError> {
         let path = self.run_dir(id)?.join(RESULT_FILE);
-        if path.is_file() { read_json(&path).map(Some) } else { Ok(None) }
+        if path.is_file() { files::read_json(&path).map(Some) } else { Ok(None) }
     }
 
     pub fn reader(&self, id: &str) -> Result<LogReader, StoreError> {
         LogReader::open(&self.run_dir(id)?)
     }
 
-    /// Every readable run, newest first. A run whose meta says running but whose lock is free was
-    /// left by a process that died; it is shown as failed.
+    /// Every run, newest first. A run whose `meta.json` is damaged is listed with that said, so
+    /// that it can be seen and pruned; a run marked running whose writer is gone is settled.
     pub fn list(&self) -> Result<Vec<RunMeta>, StoreError> {
         let mut runs = Vec::new();
         let entries = std::fs::read_dir(&self.runs).map_err(|e| StoreError::io(&self.runs, e))?;
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(id) = name.to_str().filter(|id| validate_run_id(id).is_ok()) else { continue };
-            let Ok(mut meta) = read_json::<RunMeta>(&entry.path().join(META_FILE)) else { continue };
-            if meta.status == RunStatus::Running && !is_locked(&entry.path()) {
-                meta.status = RunStatus::Failed;
-                meta.error = Some("the buildvise process running it stopped before it ended".to_string());
-            }
-            debug_assert_eq!(meta.id, id);
+            let dir = entry.path();
+            let meta = match files::read_json::<RunMeta>(&dir.join(META_FILE)) {
+                Ok(meta) if meta.status == RunStatus::Running && !is_locked(&dir) => {
+                    self.settle(&dir, meta.clone()).unwrap_or(meta)
+                }
+                Ok(meta) => meta,
+                // Being created right now: nothing to show yet.
+                Err(StoreError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound && is_locked(&dir) =>
+                {
+                    continue;
+                }
+                Err(e) => RunMeta::damaged(id, modified_ms(&dir), e.to_string()),
+            };
             runs.push(meta);
         }
         runs.sort_by(|a, b| b.started_ms.cmp(&a.started_ms).then_with(|| a.id.cmp(&b.id)));
         Ok(runs)
     }
 
-    /// Applies the retention policy; returns the ids removed.
-    pub fn prune(&self, policy: &Retention) -> Result<Vec<String>, StoreError> {
-        retention::prune(&self.runs, policy)
+    /// Applies a retention policy to every run, or only to the runs that ran under `within` (a
+    /// project's own policy); returns the ids removed. Runs some process is writing are never
+    /// touched.
+    pub fn prune(&self, policy: &Retention, within: Option<&Path>) -> Result<Vec<String>, StoreError> {
+        retention::prune(&self.runs, policy, within)
     }
+
+    /// Finishes the record of a run whose writer died (killed, crashed) before it ended: the
+    /// lines and bytes it stored are counted from the log, and it is marked failed. Its result,
+    /// if it has none, is for the caller to make from the log (the store knows no parsers).
+    fn settle(&self, dir: &Path, mut meta: RunMeta) -> Result<RunMeta, StoreError> {
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = File::open(&lock_path).map_err(|e| StoreError::io(&lock_path, e))?;
+        if lock.try_lock().is_err() {
+            // Someone else holds it now: they are settling it, or it was never abandoned.
+            return Ok(meta);
+        }
+        if let Ok(reader) = LogReader::open(dir) {
+            meta.lines = reader.count(StreamFilter::Both).unwrap_or(0);
+            meta.bytes = reader.bytes();
+        }
+        meta.status = RunStatus::Failed;
+        meta.ended_ms = Some(modified_ms(&dir.join(log::LOG_FILE)).max(meta.started_ms));
+        meta.error = Some("the buildvise process running it stopped before the run ended".to_string());
+        self.write_meta(dir, &meta)?;
+        Ok(meta)
+    }
+
+    /// Locks a stored run for rewriting its result (a run settled after its writer died), unless
+    /// some process holds it.
+    pub fn relock(&self, id: &str) -> Result<Option<ActiveRun>, StoreError> {
+        let dir = self.run_dir(id)?;
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = File::open(&lock_path).map_err(|e| StoreError::io(&lock_path, e))?;
+        Ok(lock.try_lock().ok().map(|()| ActiveRun { id: id.to_string(), dir, _lock: lock }))
+    }
+}
+
+/// The lock of a run directory just made, and its artifact directory.
+fn lock_new_run(dir: &Path) -> Result<File, StoreError> {
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = files::private_file(&lock_path)?;
+    lock.lock().map_err(|e| StoreError::io(&lock_path, e))?;
+    let artifacts = dir.join(ARTIFACT_DIR);
+    files::private_dir(&artifacts).map_err(|e| StoreError::io(&artifacts, e))?;
+    Ok(lock)
 }
 
 /// True while some process holds the run's lock (the run is being written).
@@ -169,17 +262,13 @@ fn is_locked(dir: &Path) -> bool {
     }
 }
 
-fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let bytes = serde_json::to_vec_pretty(value)
-        .map_err(|e| StoreError::Corrupt { path: path.to_path_buf(), message: e.to_string() })?;
-    std::fs::write(&tmp, bytes).map_err(|e| StoreError::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| StoreError::io(path, e))
-}
-
-fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
-    let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt { path: path.to_path_buf(), message: e.to_string() })
+/// When `path` last changed, in ms since the epoch; 0 when unknown.
+fn modified_ms(path: &Path) -> u64 {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
@@ -199,10 +288,15 @@ mod tests {
         assert!(is_locked(&run.dir));
         assert_eq!(store.list().unwrap()[0].status, RunStatus::Running);
         let id = run.id.clone();
+        let mut log = LogWriter::create(&run.dir).unwrap();
+        log.write_line(buildvise_plugin_api::Stream::Stdout, b"stored before the writer died");
+        assert!(log.finish().is_none());
         drop(run);
-        // The lock went with the process's handle: the run is now seen as abandoned.
-        assert_eq!(store.list().unwrap()[0].status, RunStatus::Failed);
-        assert_eq!(store.read_meta(&id).unwrap().id, id);
+        // The lock went with the writer: the run is settled, with the lines it had stored.
+        let settled = store.list().unwrap().remove(0);
+        assert_eq!((settled.status, settled.lines), (RunStatus::Failed, 1));
+        assert!(settled.error.as_deref().is_some_and(|e| e.contains("stopped before the run ended")));
+        assert_eq!(store.read_meta(&id).unwrap(), settled);
     }
 
     #[test]
@@ -213,5 +307,36 @@ mod tests {
         assert!(matches!(store.run_dir("abcdefgh"), Err(StoreError::UnknownRun(_))));
         let msg = store.run_dir("../../etc").unwrap_err().to_string();
         assert!(msg.contains("8 characters"), "{msg}");
+    }
+
+    #[test]
+    fn a_damaged_meta_is_listed_not_hidden() {
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(root.path()).unwrap();
+        let run = store.create_run().unwrap();
+        std::fs::write(run.dir.join(META_FILE), b"{ half a meta").unwrap();
+        let id = run.id.clone();
+        drop(run);
+        let listed = store.list().unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!((listed[0].id.as_str(), listed[0].status), (id.as_str(), RunStatus::Damaged));
+        assert!(listed[0].error.as_deref().is_some_and(|e| e.contains("meta.json is damaged")), "{listed:?}");
+        let err = store.read_meta(&id).unwrap_err().to_string();
+        assert!(err.contains("meta.json is damaged"), "{err}");
+    }
+
+    #[test]
+    fn the_store_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(&root.path().join("state")).unwrap();
+        let run = store.create_run().unwrap();
+        store.write_meta(&run.dir, &meta(&run.id)).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root.path().join("state/runs")), 0o700);
+        assert_eq!(mode(&run.dir), 0o700);
+        assert_eq!(mode(&run.artifact_dir()), 0o700);
+        assert_eq!(mode(&run.dir.join(META_FILE)), 0o600);
+        assert_eq!(mode(&run.dir.join(LOCK_FILE)), 0o600);
     }
 }

@@ -10,6 +10,8 @@
 //! client: it never switches cargo's printed output to a machine format, so the stored log
 //! stays what a person would have seen. It reads no files.
 
+#![forbid(unsafe_code)]
+
 mod parse;
 mod plan;
 
@@ -21,7 +23,7 @@ pub struct CargoPlugin;
 
 impl Plugin for CargoPlugin {
     fn manifest(&self) -> Manifest {
-        Manifest { name: "cargo".into(), version: env!("CARGO_PKG_VERSION").into(), tools: plan::tools() }
+        Manifest::new("cargo", env!("CARGO_PKG_VERSION"), plan::tools())
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {

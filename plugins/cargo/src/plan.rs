@@ -1,7 +1,6 @@
 //! The tools and the command each one runs.
 
 use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
-use std::collections::BTreeMap;
 
 /// `(tool, cargo verb, description, args hint)`.
 const TOOLS: &[(&str, &str, &str, &str)] = &[
@@ -12,16 +11,7 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
 ];
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    TOOLS
-        .iter()
-        .map(|(name, _, description, hint)| ToolSpec {
-            name: (*name).into(),
-            description: (*description).into(),
-            mutates_workspace: false,
-            timeout_secs: None,
-            args_hint: Some((*hint).into()),
-        })
-        .collect()
+    TOOLS.iter().map(|(name, _, description, hint)| ToolSpec::new(*name, *description).with_args_hint(*hint)).collect()
 }
 
 /// `cargo <verb> ARGS` with colour off. A leading `+toolchain` goes before the verb, where
@@ -31,41 +21,145 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         let names: Vec<&str> = TOOLS.iter().map(|t| t.0).collect();
         return Err(format!("unknown tool `{}`; the cargo plugin offers {}", request.tool, names.join(", ")));
     };
-    check_args(verb, &request.args)?;
     let mut args = Vec::with_capacity(request.args.len() + 2);
     let mut rest = request.args.as_slice();
     if let Some((toolchain, after)) = rest.split_first()
         && toolchain.starts_with('+')
     {
+        check_toolchain(toolchain)?;
         args.push(toolchain.clone());
         rest = after;
     }
+    let split = rest.iter().position(|a| a == "--").unwrap_or(rest.len());
+    check_cargo_args(verb, &rest[..split], request)?;
+    let after_dashes = rest.get(split + 1..).unwrap_or_default();
+    match *verb {
+        "test" => check_libtest_args(after_dashes, request)?,
+        "clippy" => check_clippy_args(after_dashes)?,
+        _ => {}
+    }
     args.push((*verb).to_string());
     args.extend(rest.iter().cloned());
-    let env = BTreeMap::from([("CARGO_TERM_COLOR".to_string(), "never".to_string())]);
-    Ok(CommandPlan { program: "cargo".into(), args, env, artifacts: Vec::new() })
+    Ok(CommandPlan::new("cargo").with_args(args).with_env("CARGO_TERM_COLOR", "never"))
 }
+
+/// rustup reads a `+toolchain` with a path separator as a directory holding the toolchain, so
+/// `cargo +/any/dir build` runs `/any/dir/bin/cargo`; only the names of installed toolchains pass.
+fn check_toolchain(arg: &str) -> Result<(), String> {
+    let name = &arg[1..];
+    let plain = !name.is_empty()
+        && !name.starts_with(['.', '-'])
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if plain {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{arg}` is not a toolchain name (rustup would run whatever cargo that path holds); send an installed \
+             toolchain's name such as `+stable`, `+nightly` or `+1.80.0`"
+        ))
+    }
+}
+
+/// cargo's options whose value is a path it reads or writes. cargo (clap) takes no abbreviations,
+/// and refuses `-C` after the verb, which is where the plan puts every argument.
+const PATH_OPTIONS: &[&str] = &["--manifest-path", "--target-dir", "--artifact-dir"];
 
 /// Refuses what would let a call run arbitrary programs through cargo's configuration
 /// (`--config` can set `build.rustc-wrapper`, `target.<triple>.runner`, …), unstable `-Z`
-/// flags, and `--fix`, which edits sources although these tools promise not to. Arguments
-/// after `--` belong to the test binary or the linter and are left alone.
-fn check_args(verb: &str, args: &[String]) -> Result<(), String> {
-    for arg in args.iter().take_while(|a| a.as_str() != "--") {
-        if arg == "--config" || arg.starts_with("--config=") {
+/// flags, and `--fix`, which edits sources although these tools promise not to; and checks
+/// that every path cargo is given lies inside the allowed roots.
+fn check_cargo_args(verb: &str, args: &[String], request: &PlanRequest) -> Result<(), String> {
+    for (i, arg) in args.iter().enumerate() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (arg.as_str(), None),
+        };
+        // clap takes a long option's value from the next argument when no `=` gives it.
+        let value = inline.or_else(|| args.get(i + 1).map(String::as_str));
+        if name == "--config" {
             return Err("`--config` is not allowed: it can make cargo run any program; put the setting in the \
                         project's .cargo/config.toml instead"
                 .into());
         }
-        if arg.starts_with("-Z") {
+        if name == "--fix" {
+            return Err(format!(
+                "`--fix` edits source files, which cargo.{verb} does not do; run `cargo {verb} --fix` yourself"
+            ));
+        }
+        if PATH_OPTIONS.contains(&name)
+            && let Some(value) = value
+        {
+            request.check_path(name, value)?;
+        }
+        // A target given as a path is a JSON spec, which names the linker cargo runs.
+        if name == "--target"
+            && let Some(value) = value.filter(|v| v.contains(['/', '\\']) || v.ends_with(".json"))
+        {
+            request.check_path(name, value)?;
+        }
+        if short_cluster_has_unstable_flag(arg) {
             return Err(format!(
                 "unstable `-Z` flags are not allowed (`{arg}`); send stable cargo {verb} flags, or set them in the \
                  project's .cargo/config.toml"
             ));
         }
-        if arg == "--fix" || arg.starts_with("--fix=") {
+    }
+    Ok(())
+}
+
+/// True when `arg` is a cluster of short options that reaches `-Z`: clap reads `-vZbuild-std` as
+/// `-v -Z build-std`. A value-taking letter (`-p`, `-j`, `-F`) takes the rest of the cluster.
+fn short_cluster_has_unstable_flag(arg: &str) -> bool {
+    let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) else { return false };
+    for letter in cluster.chars() {
+        match letter {
+            'Z' => return true,
+            'p' | 'j' | 'F' => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// libtest writes `--logfile PATH` wherever it points; every other libtest flag stays in the run.
+fn check_libtest_args(args: &[String], request: &PlanRequest) -> Result<(), String> {
+    for (i, arg) in args.iter().enumerate() {
+        let value = match arg.strip_prefix("--logfile") {
+            Some("") => args.get(i + 1).map(String::as_str),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        };
+        if let Some(value) = value {
+            request.check_path("--logfile", value)?;
+        }
+    }
+    Ok(())
+}
+
+/// rustc's lint-level options; each takes a lint (a level, for `--cap-lints`) as its value.
+const LINT_OPTIONS: &[&str] =
+    &["-W", "-A", "-D", "-F", "--warn", "--allow", "--deny", "--forbid", "--force-warn", "--cap-lints"];
+
+/// After `--`, cargo clippy hands its arguments to clippy-driver, which is rustc: it would take
+/// `--emit=metadata=/any/file`, `-o`, `@argfile` or `-C` flags as readily as lint levels, so only
+/// lint levels pass. rustc takes the argument after a lint option as its value whatever it looks
+/// like, so that argument needs no check.
+fn check_clippy_args(args: &[String]) -> Result<(), String> {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if LINT_OPTIONS.contains(&arg.as_str()) {
+            args.next();
+            continue;
+        }
+        let attached = LINT_OPTIONS.iter().any(|option| match arg.strip_prefix(option) {
+            Some(rest) if option.starts_with("--") => rest.starts_with('='),
+            Some(_) => true,
+            None => false,
+        });
+        if !attached {
             return Err(format!(
-                "`--fix` edits source files, which cargo.{verb} does not do; run `cargo {verb} --fix` yourself"
+                "after `--`, cargo.clippy passes only lint levels to clippy, and `{arg}` is a compiler flag that \
+                 could read or write files anywhere; send lint levels such as `-D warnings` or `-W clippy::pedantic`"
             ));
         }
     }
@@ -77,12 +171,7 @@ mod tests {
     use super::*;
 
     fn request(tool: &str, args: &[&str]) -> PlanRequest {
-        PlanRequest {
-            tool: tool.into(),
-            args: args.iter().map(|a| a.to_string()).collect(),
-            cwd: "/p".into(),
-            artifact_dir: "/p/.artifacts".into(),
-        }
+        PlanRequest::new(tool, args.iter().map(|a| a.to_string()).collect(), "/p", "/p/.artifacts")
     }
 
     #[test]
@@ -109,6 +198,99 @@ mod tests {
         assert!(plan(&request("cargo.clippy", &["--fix"])).expect_err("refused").contains("edits source"));
         assert!(plan(&request("cargo.test", &["--", "-Z", "unstable-options"])).is_ok());
         assert!(plan(&request("cargo.run", &[])).expect_err("unknown").contains("cargo.build"));
+    }
+
+    /// A call the operator limited to /bv-plan/proj; none of these paths need exist.
+    fn confined(tool: &str, args: &[&str]) -> PlanRequest {
+        PlanRequest::new(tool, args.iter().map(|a| a.to_string()).collect(), "/bv-plan/proj", "/bv-runs/r1")
+            .with_roots(vec!["/bv-plan/proj".into()])
+    }
+
+    #[test]
+    fn keeps_ordinary_calls_as_they_were() {
+        let plan = plan(&confined("cargo.test", &["-p", "foo", "--release", "--", "--nocapture"])).expect("a plan");
+        assert_eq!(plan.args, ["test", "-p", "foo", "--release", "--", "--nocapture"]);
+        for toolchain in ["+nightly", "+1.80.0", "+stable-x86_64-unknown-linux-gnu", "+nightly-2024-01-01", "+my_tc"] {
+            let plan = super::plan(&confined("cargo.build", &[toolchain, "-vv"])).expect("a plan");
+            assert_eq!(plan.args, [toolchain, "build", "-vv"]);
+        }
+        let plan = super::plan(&confined("cargo.build", &["-pZed", "--target", "x86_64-unknown-linux-gnu"]));
+        assert_eq!(plan.expect("a plan").args, ["build", "-pZed", "--target", "x86_64-unknown-linux-gnu"]);
+    }
+
+    #[test]
+    fn refuses_a_toolchain_given_as_a_path() {
+        for toolchain in ["+/tmp/x", "+./x", "+../x", "+x/y", "+x\\y", "+~/x", "+.x", "+", "+-x"] {
+            let err = plan(&request("cargo.build", &[toolchain])).expect_err(toolchain);
+            assert!(err.contains("is not a toolchain name") && err.contains("`+stable`"), "{err}");
+        }
+    }
+
+    #[test]
+    fn refuses_unstable_flags_inside_short_option_clusters() {
+        for cluster in ["-vZunstable-options", "-rZ", "-qvZbuild-std"] {
+            let err = plan(&request("cargo.build", &[cluster])).expect_err(cluster);
+            assert!(err.contains("unstable `-Z` flags are not allowed"), "{err}");
+        }
+    }
+
+    #[test]
+    fn path_options_must_stay_inside_the_roots() {
+        for args in [
+            &["--manifest-path", "../other/Cargo.toml"][..],
+            &["--manifest-path=/etc/x/Cargo.toml"],
+            &["--target-dir", "/tmp/t"],
+            &["--target-dir=../t"],
+            &["--artifact-dir", "/tmp/out"],
+            &["--target", "/tmp/spec.json"],
+            &["--target=../spec.json"],
+        ] {
+            let err = plan(&confined("cargo.build", args)).expect_err("outside");
+            assert!(err.contains("points outside the directories this call may use (/bv-plan/proj)"), "{err}");
+        }
+        for args in [
+            &["--manifest-path", "crates/a/Cargo.toml"][..],
+            &["--target-dir=target/alt"],
+            &["--target-dir", "/bv-runs/r1/target"],
+            &["--target", "specs/board.json"],
+        ] {
+            let plan = plan(&confined("cargo.check", args)).expect("inside");
+            assert_eq!(plan.args[1..], *args);
+        }
+        assert!(plan(&request("cargo.build", &["--target-dir", "/tmp/t"])).is_ok(), "no roots, no limit");
+    }
+
+    #[test]
+    fn libtest_log_file_must_stay_inside_the_roots() {
+        for args in [&["--", "--logfile", "/tmp/log"][..], &["--", "--logfile=../log"]] {
+            let err = plan(&confined("cargo.test", args)).expect_err("outside");
+            assert!(err.contains("`--logfile"), "{err}");
+        }
+        assert!(plan(&confined("cargo.test", &["--", "--logfile=target/log", "--nocapture"])).is_ok());
+    }
+
+    #[test]
+    fn clippy_takes_only_lint_levels_after_the_double_dash() {
+        for flag in [&["--emit=metadata=/tmp/x"][..], &["-o", "/tmp/x"], &["@/tmp/args"], &["-C", "linker=/tmp/x"]] {
+            let args: Vec<&str> = ["--"].into_iter().chain(flag.iter().copied()).collect();
+            let err = plan(&request("cargo.clippy", &args)).expect_err("compiler flag");
+            assert!(err.contains("only lint levels") && err.contains("`-D warnings`"), "{err}");
+        }
+        let lints = [
+            "--",
+            "-D",
+            "warnings",
+            "-W",
+            "clippy::pedantic",
+            "-Aclippy::all",
+            "--cap-lints=warn",
+            "--force-warn",
+            "unused",
+        ];
+        let plan = plan(&request("cargo.clippy", &lints)).expect("lint levels");
+        assert_eq!(plan.args[1..], lints);
+        // rustc takes what follows `-D` as the lint, whatever it looks like.
+        assert!(super::plan(&request("cargo.clippy", &["--", "-D", "--emit=x"])).is_ok());
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //! This crate is not a runner: it spawns nothing and only reads files to plan (`global.json`) and
 //! the artifacts it is given when a run ends. It does not read MSBuild binary logs.
 
+#![forbid(unsafe_code)]
+
 use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin};
 
 pub mod parse;
@@ -25,7 +27,7 @@ pub struct DotnetPlugin;
 
 impl Plugin for DotnetPlugin {
     fn manifest(&self) -> Manifest {
-        Manifest { name: "dotnet".into(), version: env!("CARGO_PKG_VERSION").into(), tools: plan::tool_specs() }
+        Manifest::new("dotnet", env!("CARGO_PKG_VERSION"), plan::tool_specs())
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {

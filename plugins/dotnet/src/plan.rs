@@ -3,7 +3,7 @@
 
 use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Component, Path};
 
 /// File name of the TRX report inside the run's artifact directory.
 pub const TRX_FILE: &str = "results.trx";
@@ -18,12 +18,10 @@ const TOOLS: [(&str, &str, &str, u64); 3] = [
 pub fn tool_specs() -> Vec<ToolSpec> {
     TOOLS
         .iter()
-        .map(|(name, verb, description, timeout)| ToolSpec {
-            name: (*name).into(),
-            description: (*description).into(),
-            mutates_workspace: false,
-            timeout_secs: Some(*timeout),
-            args_hint: Some(format!("extra `dotnet {verb}` arguments (project or solution, -c Release, …)")),
+        .map(|(name, verb, description, timeout)| {
+            ToolSpec::new(*name, *description)
+                .with_timeout_secs(*timeout)
+                .with_args_hint(format!("extra `dotnet {verb}` arguments (project or solution, -c Release, …)"))
         })
         .collect()
 }
@@ -36,6 +34,7 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         ));
     };
     refuse_unreadable_output(&request.args)?;
+    check_paths(request)?;
 
     let mut args = vec![(*verb).to_string()];
     let mut artifacts = Vec::new();
@@ -53,7 +52,10 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     }
     args.extend(request.args[split..].iter().cloned());
 
-    Ok(CommandPlan { program: "dotnet".into(), args, env: environment(), artifacts })
+    let mut plan = CommandPlan::new("dotnet").with_args(args);
+    plan.env = environment();
+    plan.artifacts = artifacts;
+    Ok(plan)
 }
 
 /// Environment that removes noise without changing what is printed: English messages, the
@@ -91,6 +93,271 @@ fn refuse_unreadable_output(args: &[String]) -> Result<(), String> {
         }
         if matches!(switch, "noconsolelogger" | "noconlog") {
             return Err(format!("`{arg}` silences the console output buildvise reads; send the arguments without it"));
+        }
+    }
+    Ok(())
+}
+
+/// What a switch's value is, for the switches whose value can lead outside the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Value {
+    /// Paths separated by `;`, taken from the cwd.
+    Paths,
+    /// A NuGet source: a URL, or a local feed or `file:` URL.
+    Source,
+    /// `-bl:[LogFile=]PATH[;…]`.
+    BinaryLog,
+    /// `-flp:…;LogFile=PATH;…`.
+    FileLogger,
+    /// `-logger:[CLASS,]ASSEMBLY[;PARAMETERS]` (MSBuild) or `--logger NAME;KEY=VALUE` (VSTest).
+    Logger,
+    /// `-p:NAME=VALUE;…`, MSBuild properties.
+    Properties,
+    /// `-e NAME=VALUE`, the test host's environment.
+    Environment,
+}
+
+/// Switches (lower case, without `-`, `--` or `/`) whose value can name a path: the dotnet CLI's
+/// options of build, restore and test, which also take their value from the next argument, and
+/// MSBuild's, which take it only after `:`.
+const SWITCHES: &[(&str, Value, bool)] = &[
+    ("o", Value::Paths, true),
+    ("output", Value::Paths, true),
+    ("project", Value::Paths, true),
+    ("solution", Value::Paths, true),
+    ("test-modules", Value::Paths, true),
+    ("root-directory", Value::Paths, true),
+    ("results-directory", Value::Paths, true),
+    ("artifacts-path", Value::Paths, true),
+    ("d", Value::Paths, true),
+    ("diag", Value::Paths, true),
+    ("settings", Value::Paths, true),
+    ("packages", Value::Paths, true),
+    ("configfile", Value::Paths, true),
+    ("lock-file-path", Value::Paths, true),
+    ("test-adapter-path", Value::Paths, true),
+    ("a", Value::Paths, true),
+    ("s", Value::Source, true),
+    ("source", Value::Source, true),
+    ("l", Value::Logger, true),
+    ("logger", Value::Logger, true),
+    ("p", Value::Properties, true),
+    ("property", Value::Properties, true),
+    ("e", Value::Environment, true),
+    ("environment", Value::Environment, true),
+    ("dl", Value::Logger, false),
+    ("distributedlogger", Value::Logger, false),
+    ("rp", Value::Properties, false),
+    ("restoreproperty", Value::Properties, false),
+    ("bl", Value::BinaryLog, false),
+    ("binarylogger", Value::BinaryLog, false),
+    ("pp", Value::Paths, false),
+    ("preprocess", Value::Paths, false),
+    ("ts", Value::Paths, false),
+    ("targets", Value::Paths, false),
+    ("orc", Value::Paths, false),
+    ("outputresultscache", Value::Paths, false),
+    ("irc", Value::Paths, false),
+    ("inputresultscaches", Value::Paths, false),
+    ("getresultoutputfile", Value::Paths, false),
+    ("prof", Value::Paths, false),
+    ("profileevaluation", Value::Paths, false),
+    ("val", Value::Paths, false),
+    ("validate", Value::Paths, false),
+];
+
+/// Checks that every path the arguments give dotnet, MSBuild or the test platform lies inside the
+/// roots: project and solution arguments, path switches in every spelling (`-o DIR`, `--output:DIR`,
+/// `/bl:FILE`, `-o/DIR` as the CLI unbundles it; names in any case; quotes removed, as MSBuild
+/// does), `@file` response files, and after `--` the test platform's paths.
+fn check_paths(request: &PlanRequest) -> Result<(), String> {
+    let split = request.args.iter().position(|a| a == "--").unwrap_or(request.args.len());
+    let args: Vec<String> = request.args[..split].iter().map(|a| a.replace('"', "")).collect();
+    for (i, arg) in args.iter().enumerate() {
+        if let Some(file) = arg.strip_prefix('@') {
+            request.check_path("@", &file.replace('\\', "/")).map_err(|_| {
+                format!(
+                    "`{arg}` reads arguments from a file outside the directories this call may use ({}); send the \
+                     arguments themselves",
+                    request.roots.join(", ")
+                )
+            })?;
+            continue;
+        }
+        let Some((flag, name, inline)) = switch(arg, Path::new(&request.cwd)) else {
+            request.check_path(&format!("dotnet {}", verb(request)), &arg.replace('\\', "/"))?;
+            continue;
+        };
+        if let Some((kind, takes_next)) = lookup(&name) {
+            // The next argument is checked as this switch's value, and again for what it is
+            // itself: a switch the CLI does not have for this verb leaves it to MSBuild.
+            let next = args.get(i + 1).filter(|_| takes_next).map(String::as_str);
+            if let Some(value) = inline.or(next) {
+                check_value(request, flag, kind, value)?;
+            }
+        } else if let Some((letter, kind, value)) = unbundled(arg) {
+            check_value(request, &format!("-{letter}"), kind, value)?;
+        }
+    }
+    check_test_platform_args(request, request.args.get(split + 1..).unwrap_or_default())
+}
+
+fn verb(request: &PlanRequest) -> &str {
+    request.tool.strip_prefix("dotnet.").unwrap_or(&request.tool)
+}
+
+/// Splits a switch into what was typed for its name, the name in lower case and the value after
+/// `:` or `=`; None for a project or solution argument. MSBuild takes an argument starting with
+/// `/` for a path when its first directory exists, as it does on Unix.
+fn switch<'a>(arg: &'a str, cwd: &Path) -> Option<(&'a str, String, Option<&'a str>)> {
+    let indicator = if arg.starts_with("--") {
+        2
+    } else if arg.starts_with('-') || (arg.starts_with('/') && !looks_like_unix_path(arg, cwd)) {
+        1
+    } else {
+        return None;
+    };
+    let end = arg[indicator..].find([':', '=']).map_or(arg.len(), |i| i + indicator);
+    Some((&arg[..end], arg[indicator..end].to_ascii_lowercase(), arg.get(end + 1..)))
+}
+
+fn looks_like_unix_path(arg: &str, cwd: &Path) -> bool {
+    match arg[1..].find('/') {
+        Some(i) => cwd.join(&arg[..i + 1]).is_dir(),
+        None => Path::new(arg).exists(),
+    }
+}
+
+fn lookup(name: &str) -> Option<(Value, bool)> {
+    let file_logger = ["flp", "fileloggerparameters"].iter().any(|prefix| {
+        name.strip_prefix(prefix).is_some_and(|n| n.is_empty() || (n.len() == 1 && n.as_bytes()[0].is_ascii_digit()))
+    });
+    if file_logger {
+        return Some((Value::FileLogger, false));
+    }
+    SWITCHES.iter().find(|(switch, ..)| *switch == name).map(|(_, kind, next)| (*kind, *next))
+}
+
+/// The CLI unbundles `-o/DIR` into `-o /DIR` (and `-vo/DIR` into `-v -o /DIR`): the first letter
+/// before any `:` or `=` that stands for a path switch takes the rest, whatever letters come
+/// before it.
+fn unbundled(arg: &str) -> Option<(char, Value, &str)> {
+    let letters = arg.strip_prefix('-').filter(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()))?;
+    let name_end = letters.find([':', '=']).unwrap_or(letters.len());
+    letters[..name_end].char_indices().find_map(|(i, letter)| {
+        let (kind, _) = lookup(&letter.to_ascii_lowercase().to_string())?;
+        let rest = &letters[i + 1..];
+        Some((letter, kind, rest.strip_prefix([':', '=']).unwrap_or(rest)))
+    })
+}
+
+fn check_value(request: &PlanRequest, flag: &str, kind: Value, value: &str) -> Result<(), String> {
+    check_value_as_given(request, flag, kind, value)?;
+    // MSBuild reads `%2F` as `/` in property values, and may elsewhere.
+    let unescaped = unescape(value);
+    if unescaped != value { check_value_as_given(request, flag, kind, &unescaped) } else { Ok(()) }
+}
+
+fn check_value_as_given(request: &PlanRequest, flag: &str, kind: Value, value: &str) -> Result<(), String> {
+    let value = value.replace('\\', "/");
+    let mut pieces = value.split(';').filter(|p| !p.is_empty());
+    match kind {
+        Value::Paths => pieces.try_for_each(|path| request.check_path(flag, path)),
+        Value::Source => {
+            if value.to_ascii_lowercase().starts_with("file:") {
+                request.check_path(flag, &format!("/{}", value[5..].trim_start_matches('/')))
+            } else if value.contains("://") {
+                Ok(())
+            } else {
+                request.check_path(flag, &value)
+            }
+        }
+        Value::BinaryLog => pieces.try_for_each(|p| match p.split_once('=') {
+            Some((key, path)) if key.eq_ignore_ascii_case("logfile") => request.check_path(flag, path),
+            Some(_) => Ok(()),
+            None => request.check_path(flag, p),
+        }),
+        Value::FileLogger => pieces.try_for_each(|p| match p.split_once('=') {
+            Some((key, path)) if key.eq_ignore_ascii_case("logfile") => request.check_path(flag, path),
+            _ => Ok(()),
+        }),
+        Value::Logger => {
+            for assembly in pieces.next().into_iter().flat_map(|spec| spec.split([',', '*'])) {
+                if path_like(assembly) {
+                    request.check_path(flag, assembly)?;
+                }
+            }
+            pieces.try_for_each(|p| check_unbased(request, flag, after_equals(p)))
+        }
+        Value::Properties => value.split([';', ',']).try_for_each(|p| check_unbased(request, flag, after_equals(p))),
+        Value::Environment => match value.split_once('=') {
+            Some((_, v)) if !v.contains("://") => v.split([':', ';']).try_for_each(|p| check_unbased(request, flag, p)),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// The value of a `NAME=VALUE` piece, or the whole piece.
+fn after_equals(piece: &str) -> &str {
+    piece.split_once('=').map_or(piece, |(_, value)| value)
+}
+
+/// Checks a path taken from a folder buildvise cannot see (the project's, the results
+/// directory): it must be absolute, or relative without climbing out with `..`.
+fn check_unbased(request: &PlanRequest, flag: &str, value: &str) -> Result<(), String> {
+    if !path_like(value) {
+        return Ok(());
+    }
+    let path = Path::new(value);
+    if !request.roots.is_empty() && !path.is_absolute() && path.components().any(|c| c == Component::ParentDir) {
+        return Err(format!(
+            "`{flag}` gives `{value}`, which is taken from a project's or the test run's folder, so it may not \
+             climb with `..`; send an absolute path inside {}",
+            request.roots.join(", ")
+        ));
+    }
+    request.check_path(flag, value)
+}
+
+fn path_like(value: &str) -> bool {
+    value.contains('/') || value.starts_with(['.', '~'])
+}
+
+/// `%XX` escapes decoded, as MSBuild does.
+fn unescape(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        match hex {
+            Some(byte) if bytes[i] == b'%' => {
+                out.push(byte);
+                i += 3;
+            }
+            _ => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// After `--`, `dotnet test` hands VSTest `Section.Key=VALUE` run settings, or
+/// Microsoft.Testing.Platform its own options and their values, whose names vary with the
+/// extensions a project uses: every value there that looks like a path is checked.
+fn check_test_platform_args(request: &PlanRequest, args: &[String]) -> Result<(), String> {
+    let loose = format!("dotnet {} --", verb(request));
+    for arg in args {
+        let arg = arg.replace('"', "").replace('\\', "/");
+        let (flag, value) = match arg.split_once(if arg.starts_with('-') { &[':', '='][..] } else { &['='] }) {
+            Some((name, value)) => (name, value),
+            None if arg.starts_with('-') => continue,
+            None => (loose.as_str(), arg.as_str()),
+        };
+        for path in value.split(';') {
+            check_unbased(request, flag, path)?;
         }
     }
     Ok(())
@@ -139,12 +406,7 @@ mod tests {
     use super::*;
 
     fn request(tool: &str, args: &[&str], cwd: &str) -> PlanRequest {
-        PlanRequest {
-            tool: tool.into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            cwd: cwd.into(),
-            artifact_dir: "/runs/r1".into(),
-        }
+        PlanRequest::new(tool, args.iter().map(|s| s.to_string()).collect(), cwd, "/runs/r1")
     }
 
     fn no_global_json() -> String {
@@ -230,6 +492,114 @@ mod tests {
         assert!(err.contains("send the arguments without it"), "{err}");
         assert!(plan(&request("dotnet.build", &["-noConLog"], "/src")).is_err());
         assert!(plan(&request("dotnet.build", &["--tl:off"], "/src")).is_ok());
+    }
+
+    /// A call limited to /bv-plan/proj; none of these paths need exist.
+    fn confined(tool: &str, args: &[&str]) -> PlanRequest {
+        request(tool, args, "/bv-plan/proj").with_roots(vec!["/bv-plan/proj".into()])
+    }
+
+    #[test]
+    fn ordinary_calls_are_planned_as_before() {
+        let plan = plan(&confined("dotnet.test", &["App.sln", "-c", "Release"])).unwrap();
+        assert_eq!(
+            plan.args,
+            [
+                "test",
+                "App.sln",
+                "-c",
+                "Release",
+                "--logger",
+                "trx;LogFileName=results.trx",
+                "--results-directory",
+                "/runs/r1"
+            ]
+        );
+        for args in [
+            &["src/App/App.csproj"][..],
+            &["-p:Configuration=Release", "/p:TreatWarningsAsErrors=true", "-bl", "-bl:logs/build.binlog"],
+            &["-o", "out", "--output=artifacts/bin", "-v:m", "-nologo", "-restore", "-tl:off", "-m:4"],
+            &["--source", "https://api.nuget.org/v3/index.json", "-s", "vendor/feed", "@build.rsp"],
+            &["-e", "ASPNETCORE_ENVIRONMENT=Test", "-e", "API=http://localhost:5000", "-l", "console;verbosity=normal"],
+            &["--no-restore", "--", "MSTest.Parallelize.Workers=1", "RunConfiguration.ResultsDirectory=out"],
+        ] {
+            let plan = super::plan(&confined("dotnet.build", args)).unwrap();
+            assert_eq!(plan.args[1..], *args);
+        }
+    }
+
+    #[test]
+    fn projects_and_solutions_must_stay_inside_the_roots() {
+        for project in ["../Other/Other.sln", "/tmp/App.csproj", "..\\Other\\App.csproj"] {
+            let err = plan(&confined("dotnet.build", &[project])).unwrap_err();
+            assert!(err.contains("`dotnet build ") && err.contains("points outside"), "{err}");
+        }
+        assert!(plan(&request("dotnet.build", &["/tmp/App.csproj"], "/bv-plan/proj")).is_ok(), "no roots, no limit");
+    }
+
+    #[test]
+    fn path_switches_must_stay_inside_the_roots_however_spelled() {
+        for args in [
+            &["-o", "/tmp/out"][..],
+            &["--output=../out"],
+            &["-o/tmp/out"],
+            &["-co/tmp/out"],
+            &["--results-directory", "/tmp/r"],
+            &["--artifacts-path:/tmp/a"],
+            &["--diag", "/tmp/d.log"],
+            &["-s", "/tmp/x.runsettings"],
+            &["--source", "file:///tmp/feed"],
+            &["--packages", "/tmp/packages"],
+            &["--configfile", "../NuGet.config"],
+            &["--test-adapter-path", "/tmp/adapters"],
+            &["-bl:/tmp/x.binlog"],
+            &["/bl:LogFile=/tmp/x.binlog"],
+            &["-BinaryLogger:../x.binlog"],
+            &["-\"bl\":/tmp/x.binlog"],
+            &["-flp:Verbosity=diag;LogFile=/tmp/x.log"],
+            &["-flp3:logfile=/tmp/x.log"],
+            &["-pp:/tmp/x.xml"],
+            &["-logger:My.Logger,/tmp/Logger.dll"],
+            &["-dl:/tmp/a.dll*/tmp/b.dll"],
+            &["--logger", "trx;LogFileName=/tmp/r.trx"],
+            &["-p:CustomBeforeMicrosoftCommonTargets=/tmp/x.targets"],
+            &["/p:OutDir=%2Ftmp%2Fout"],
+            &["-p", "CscToolPath=/tmp/bin"],
+            &["--property:A=1;B=/tmp/x"],
+            &["-p:A=1,B=/tmp/x"],
+            &["-e", "LD_PRELOAD=/tmp/x.so"],
+        ] {
+            let err = plan(&confined("dotnet.test", args)).unwrap_err();
+            assert!(err.contains("points outside the directories this call may use"), "{args:?}: {err}");
+        }
+        let err = plan(&confined("dotnet.build", &["@/tmp/args.rsp"])).unwrap_err();
+        assert!(err.contains("reads arguments from a file outside"), "{err}");
+    }
+
+    #[test]
+    fn relative_paths_from_unseen_folders_may_not_climb() {
+        for args in [
+            &["-p:OutDir=../out"][..],
+            &["-l", "html;LogFileName=../../r.html"],
+            &["--", "--report-trx-filename=../x.trx"],
+            &["--", "RunConfiguration.TestAdaptersPaths=adapters;..\\..\\x"],
+        ] {
+            let err = plan(&confined("dotnet.test", args)).unwrap_err();
+            assert!(err.contains("may not climb with `..`"), "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn test_platform_paths_after_the_double_dash_must_stay_inside_the_roots() {
+        for args in [
+            &["--", "RunConfiguration.ResultsDirectory=/tmp/r"][..],
+            &["--", "RunConfiguration.DotnetHostPath=/tmp/dotnet"],
+            &["--", "--results-directory", "/tmp/r"],
+            &["--", "--diagnostic-output-directory:/tmp/d"],
+        ] {
+            let err = plan(&confined("dotnet.test", args)).unwrap_err();
+            assert!(err.contains("points outside"), "{args:?}: {err}");
+        }
     }
 
     #[test]

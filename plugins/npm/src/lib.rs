@@ -10,6 +10,8 @@
 //! package.json (and test-runner config, to plan) and the artifacts of a run, and never asks a
 //! registry anything.
 
+#![forbid(unsafe_code)]
+
 mod parse;
 mod plan;
 
@@ -19,33 +21,25 @@ use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequ
 pub struct ThePlugin;
 
 fn tool(name: &str, description: &str, mutates_workspace: bool, args_hint: &str) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: description.into(),
-        mutates_workspace,
-        timeout_secs: None,
-        args_hint: Some(args_hint.into()),
-    }
+    let spec = ToolSpec::new(name, description).with_args_hint(args_hint);
+    if mutates_workspace { spec.mutating() } else { spec }
 }
 
 impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
         let script_args = "script args; npm options first, then `--` (`-w web -- --coverage`)";
-        Manifest {
-            name: "npm".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            tools: vec![
-                tool("npm.build", "npm run build: tsc/eslint/bundler errors", false, script_args),
-                tool("npm.test", "npm test: jest/vitest/mocha/node:test failures and counts", false, script_args),
-                tool(
-                    "npm.run",
-                    "npm run SCRIPT: whatever the script runs",
-                    false,
-                    "script name, then its args; npm options before `--`",
-                ),
-                tool("npm.install", "npm install: dependency errors and warnings", true, "npm install arguments"),
-            ],
-        }
+        let tools = vec![
+            tool("npm.build", "npm run build: tsc/eslint/bundler errors", false, script_args),
+            tool("npm.test", "npm test: jest/vitest/mocha/node:test failures and counts", false, script_args),
+            tool(
+                "npm.run",
+                "npm run SCRIPT: whatever the script runs",
+                false,
+                "script name, then its args; npm options before `--`",
+            ),
+            tool("npm.install", "npm install: dependency errors and warnings", true, "npm install arguments"),
+        ];
+        Manifest::new("npm", env!("CARGO_PKG_VERSION"), tools)
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {

@@ -9,19 +9,99 @@ use buildvise_plugin_api::{CommandPlan, PlanRequest};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// npm options that would let a caller run a command of their choosing, or install outside the
-/// workspace the consent was given for.
+/// npm options that name a program npm or a script would run (`--script-shell`, `--node-options`,
+/// `--git`, `--node-gyp`…), an npmrc that could set one, or a place outside the project to install
+/// to or act on (`--prefix`, `--global`, `--location`).
 const FORBIDDEN_OPTIONS: &[&str] = &[
-    "--script-shell",
-    "--shell",
-    "--node-options",
-    "--userconfig",
-    "--globalconfig",
-    "--prefix",
-    "-g",
-    "--global",
-    "--location",
-    "-C",
+    "script-shell",
+    "shell",
+    "node-options",
+    "node-gyp",
+    "git",
+    "editor",
+    "viewer",
+    "browser",
+    "call",
+    "init-module",
+    "init.module",
+    "userconfig",
+    "globalconfig",
+    "prefix",
+    "global",
+    "location",
+];
+
+/// npm options whose value is a path npm reads or writes.
+const PATH_OPTIONS: &[&str] = &["cache", "cafile", "logs-dir", "workspace", "pack-destination", "provenance-file"];
+
+/// The names of npm 11's options. npm reads any other name as an abbreviation of one of them
+/// (`--script-sh`, `--prefi`), or keeps it as an unknown setting and hands it to scripts as
+/// `npm_config_<name>`, lower-cased with `_` for `-`, where an `npm` run by the script reads it
+/// back (`--Script_Shell`) and node-gyp finds `--python`: so only these names pass, as spelled.
+const NPM_OPTIONS: &str = "_auth access all allow-directory allow-file allow-git allow-remote allow-same-version \
+    allow-scripts allow-scripts-pending allow-scripts-pin also audit audit-level auth-type before bin-links browser \
+    bypass-2fa ca cache cache-max cache-min cafile call cert cidr color commit-hooks cpu dangerously-allow-all-scripts \
+    depth description dev diff diff-dst-prefix diff-ignore-all-space diff-name-only diff-no-prefix diff-src-prefix \
+    diff-text diff-unified dry-run editor engine-strict expect-result-count expect-results expires fetch-retries \
+    fetch-retry-factor fetch-retry-maxtimeout fetch-retry-mintimeout fetch-timeout force foreground-scripts \
+    format-package-lock fund git git-tag-version global global-style globalconfig heading https-proxy if-present \
+    ignore-scripts include include-attestations include-staged include-workspace-root init-author-email \
+    init-author-name init-author-url init-license init-module init-private init-type init-version init.author.email \
+    init.author.name init.author.url init.license init.module init.version install-links install-strategy json key \
+    legacy-bundling legacy-peer-deps libc link local-address location lockfile-version loglevel logs-dir logs-max long \
+    maxsockets message min-release-age min-release-age-exclude name node-gyp node-options noproxy offline omit \
+    omit-lockfile-registry-resolved only optional orgs orgs-permission os otp pack-destination package package-lock \
+    package-lock-only packages packages-all packages-and-scopes-permission parseable password prefer-dedupe \
+    prefer-offline prefer-online prefix preid production progress provenance provenance-file proxy read-only \
+    rebuild-bundle registry replace-registry-host save save-bundle save-dev save-exact save-optional save-peer \
+    save-prefix save-prod sbom-format sbom-type scope scopes script-shell searchexclude searchlimit searchopts \
+    searchstaleness shell shrinkwrap sign-git-commit sign-git-tag strict-allow-scripts strict-peer-deps strict-ssl tag \
+    tag-version-prefix timing token-description umask unicode update-notifier usage user-agent userconfig version \
+    versions viewer which workspace workspaces workspaces-update yes";
+
+/// npm 11's shorthands and the options they stand for (the values some of them add are left out).
+/// A run of single-letter shorthands is a cluster: `-SE` is `--save --save-exact`.
+const SHORTHANDS: &[(&str, &str)] = &[
+    ("enjoy-by", "before"),
+    ("d", "loglevel"),
+    ("dd", "loglevel"),
+    ("ddd", "loglevel"),
+    ("quiet", "loglevel"),
+    ("q", "loglevel"),
+    ("s", "loglevel"),
+    ("silent", "loglevel"),
+    ("verbose", "loglevel"),
+    ("desc", "description"),
+    ("help", "usage"),
+    ("local", "no-global"),
+    ("n", "no-yes"),
+    ("no", "no-yes"),
+    ("porcelain", "parseable"),
+    ("readonly", "read-only"),
+    ("reg", "registry"),
+    ("iwr", "include-workspace-root"),
+    ("ws", "workspaces"),
+    ("a", "all"),
+    ("c", "call"),
+    ("f", "force"),
+    ("g", "global"),
+    ("L", "location"),
+    ("l", "long"),
+    ("m", "message"),
+    ("p", "parseable"),
+    ("C", "prefix"),
+    ("S", "save"),
+    ("B", "save-bundle"),
+    ("D", "save-dev"),
+    ("E", "save-exact"),
+    ("O", "save-optional"),
+    ("P", "save-prod"),
+    ("?", "usage"),
+    ("H", "usage"),
+    ("h", "usage"),
+    ("v", "version"),
+    ("w", "workspace"),
+    ("y", "yes"),
 ];
 
 /// The npm command for one call of `npm.build`, `npm.test`, `npm.run` or `npm.install`.
@@ -30,7 +110,10 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     let mut args: Vec<String> = Vec::new();
     let script = match request.tool.as_str() {
         "npm.install" => {
-            check_options(&request.args)?;
+            check_options(&request.args, request)?;
+            for spec in request.args.iter().filter(|a| !a.starts_with('-')) {
+                check_install_spec(spec, request)?;
+            }
             args.push("install".into());
             args.extend(request.args.iter().cloned());
             return Ok(finish_plan(args, Vec::new()));
@@ -50,7 +133,7 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     };
     let rest = if request.tool == "npm.run" { &request.args[1..] } else { &request.args[..] };
     let (npm_options, script_args) = split_args(rest);
-    check_options(npm_options)?;
+    check_options(npm_options, request)?;
 
     let command = manifest.script(&script)?;
     if script == "test" {
@@ -78,12 +161,13 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
 
 fn finish_plan(args: Vec<String>, artifacts: Vec<String>) -> CommandPlan {
     // No colour: NO_COLOR alone, because node warns on every start when FORCE_COLOR is set too.
-    let env: BTreeMap<String, String> =
-        [("NO_COLOR", "1"), ("npm_config_update_notifier", "false"), ("npm_config_fund", "false")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-    CommandPlan { program: "npm".into(), args, env, artifacts }
+    let mut plan = CommandPlan::new("npm")
+        .with_args(args)
+        .with_env("NO_COLOR", "1")
+        .with_env("npm_config_update_notifier", "false")
+        .with_env("npm_config_fund", "false");
+    plan.artifacts = artifacts;
+    plan
 }
 
 /// Arguments before a literal `--` are npm's own (`-w web`); after it, the script's. Without a
@@ -95,16 +179,157 @@ fn split_args(args: &[String]) -> (&[String], &[String]) {
     }
 }
 
-fn check_options(options: &[String]) -> Result<(), String> {
-    for option in options {
-        let name = option.split('=').next().unwrap_or(option);
-        if FORBIDDEN_OPTIONS.contains(&name) {
+/// Checks npm's options as npm reads them (nopt): any number of leading dashes, a value after `=`
+/// or in the next argument, shorthands and clusters of them, and `--no-` negations. Only npm's own
+/// option names pass (see [`NPM_OPTIONS`]); of those, the forbidden ones are refused and path
+/// options checked against the roots.
+fn check_options(options: &[String], request: &PlanRequest) -> Result<(), String> {
+    for (i, option) in options.iter().enumerate() {
+        let Some(name) = option.strip_prefix('-') else { continue };
+        let (name, inline) = match name.split_once('=') {
+            Some((name, value)) => (name.trim_start_matches('-'), Some(value)),
+            None => (name.trim_start_matches('-'), None),
+        };
+        if name.is_empty() {
+            continue;
+        }
+        let Some(keys) = option_names(name) else {
             return Err(format!(
-                "the npm option {name} is not allowed here (it could run another command or install outside the project); send the call without it"
+                "`{option}` is not an npm option's full name (npm would expand it as an abbreviation or pass it to \
+                 scripts as a setting); send npm's full option name, or put the script's own arguments after `--`"
             ));
+        };
+        let value = inline.or_else(|| options.get(i + 1).map(String::as_str));
+        let typed = &option[..option.len() - inline.map_or(0, |v| v.len() + 1)];
+        for key in keys {
+            let (negated, key) = strip_negations(key);
+            if FORBIDDEN_OPTIONS.contains(&key) {
+                return Err(format!(
+                    "`{option}` sets npm's `{key}` option, which is not allowed here (it could run another program \
+                     or act outside the project); send the call without it"
+                ));
+            }
+            if !negated
+                && PATH_OPTIONS.contains(&key)
+                && let Some(value) = value
+            {
+                request.check_path(typed, value)?;
+            }
         }
     }
     Ok(())
+}
+
+/// The options an option name stands for, as nopt resolves it: an option's own name first, then
+/// a shorthand, then a cluster of single-letter shorthands, then a `no-` negation of an option;
+/// None for any other name.
+fn option_names(name: &str) -> Option<Vec<&str>> {
+    let known = |name: &str| NPM_OPTIONS.split_whitespace().any(|option| option == name);
+    let shorthand = |s: &str| SHORTHANDS.iter().find(|(short, _)| *short == s).map(|(_, long)| *long);
+    if known(name) {
+        return Some(vec![name]);
+    }
+    if let Some(long) = shorthand(name) {
+        return Some(vec![long]);
+    }
+    let cluster: Option<Vec<&str>> = name.char_indices().map(|(i, c)| shorthand(&name[i..i + c.len_utf8()])).collect();
+    match cluster {
+        Some(letters) => Some(letters),
+        None => known(strip_negations(name).1).then(|| vec![name]),
+    }
+}
+
+/// Whether `name` is negated, and the name without its `no-` prefixes, which npm matches in any
+/// case and any number of times (`--no-no-global` is `--global`).
+fn strip_negations(mut name: &str) -> (bool, &str) {
+    let mut negated = false;
+    while name.len() >= 3 && name[..3].eq_ignore_ascii_case("no-") {
+        negated = !negated;
+        name = &name[3..];
+    }
+    (negated, name)
+}
+
+/// Checks that `npm install SPEC` reads no package from the filesystem outside the roots. Which
+/// specs are local follows npm-package-arg: paths (`./x`, `../x`, `/x`, `~/x`), `file:` URLs,
+/// anything else with a slash that is not a URL (GitHub's `user/repo` resolves inside the project,
+/// so it passes), tarball names, each also as `name@SPEC`; a local package's install scripts run.
+fn check_install_spec(arg: &str, request: &PlanRequest) -> Result<(), String> {
+    if request.roots.is_empty() {
+        return Ok(());
+    }
+    let name_end = arg.get(1..).and_then(|rest| rest.find('@')).map(|i| i + 1);
+    let name_part = name_end.map_or(arg, |i| &arg[..i]);
+    let whole = is_url(arg) || (!name_part.starts_with('@') && (name_part.contains('/') || is_tarball(name_part)));
+    let spec = match name_end {
+        Some(i) if !whole => &arg[i + 1..],
+        _ => arg,
+    };
+    let lower = spec.to_ascii_lowercase();
+    let path = if let Some(url) = lower.strip_prefix("git+file:") {
+        let url = url.split('#').next().unwrap_or_default();
+        let slashes = url.len() - url.trim_start_matches('/').len();
+        if url.contains('%') || slashes != 3 {
+            return Err(format!(
+                "`{arg}`: npm clones git+file: repositories from wherever they are; send git+file:///PATH with an \
+                 absolute PATH inside {}",
+                request.roots.join(", ")
+            ));
+        }
+        format!("/{}", url.trim_start_matches('/'))
+    } else if let Some(rest) = spec.strip_prefix("file:") {
+        file_url_path(rest)
+    } else if lower.starts_with("file:") {
+        // npm-package-arg spots `FILE:` in any case but reads it as a folder named `FILE:`.
+        spec.to_string()
+    } else if lower.starts_with("npm:") {
+        return Ok(());
+    } else if spec.starts_with(['.', '/']) || spec.starts_with("~/") || starts_with_drive(spec) {
+        file_url_path(spec)
+    } else if is_url(spec) || !(spec.contains('/') || is_tarball(spec)) {
+        return Ok(());
+    } else {
+        spec.to_string()
+    };
+    if starts_with_drive(path.trim_start_matches('/')) {
+        return Err(format!(
+            "`{arg}`: npm reads `X:` paths from the filesystem root; send a path inside {}",
+            request.roots.join(", ")
+        ));
+    }
+    request.check_path("npm install", &path)
+}
+
+/// The path npm-package-arg reads for a `file:` URL's rest (or a plain path, which it first turns
+/// into one): `//host/x` is `/host/x`, one to three slashes before `.` or `..` make the path
+/// relative, any other leading slashes make it absolute, and `~` is the home directory.
+fn file_url_path(rest: &str) -> String {
+    let trimmed = rest.trim_start_matches('/');
+    let slashes = rest.len() - trimmed.len();
+    let dotted = trimmed == "." || trimmed == ".." || trimmed.starts_with("./") || trimmed.starts_with("../");
+    if slashes == 0 || (slashes <= 3 && dotted) || trimmed.starts_with('~') {
+        trimmed.to_string()
+    } else {
+        format!("/{trimmed}")
+    }
+}
+
+/// npm-package-arg's test for a URL: a scheme, optionally after `git+`.
+fn is_url(spec: &str) -> bool {
+    let lower = spec.to_ascii_lowercase();
+    let rest = lower.strip_prefix("git+").unwrap_or(&lower);
+    rest.split_once(':')
+        .is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
+fn is_tarball(spec: &str) -> bool {
+    let lower = spec.to_ascii_lowercase();
+    [".tgz", ".tar.gz", ".tar"].iter().any(|ext| lower.ends_with(ext))
+}
+
+fn starts_with_drive(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
 }
 
 /// What planning needs from package.json.
@@ -250,12 +475,7 @@ mod tests {
     }
 
     fn request(tool: &str, args: &[&str], cwd: &Path) -> PlanRequest {
-        PlanRequest {
-            tool: tool.into(),
-            args: args.iter().map(|a| a.to_string()).collect(),
-            cwd: cwd.display().to_string(),
-            artifact_dir: "/tmp/art".into(),
-        }
+        PlanRequest::new(tool, args.iter().map(|a| a.to_string()).collect(), cwd.display().to_string(), "/tmp/art")
     }
 
     #[test]
@@ -326,6 +546,128 @@ mod tests {
         let plan = plan(&request("npm.install", &["left-pad", "--save-dev"], &dir)).expect("plan");
         assert_eq!(plan.args, ["install", "left-pad", "--save-dev"]);
         assert!(super::plan(&request("npm.install", &["-g", "x"], &dir)).is_err());
+    }
+
+    fn confined(tool: &str, args: &[&str], project: &Path) -> PlanRequest {
+        request(tool, args, project).with_roots(vec![project.display().to_string()])
+    }
+
+    #[test]
+    fn ordinary_options_are_planned_as_before() {
+        let dir = project(r#"{"scripts":{"lint":"eslint .","test":"node --test"}}"#);
+        let plan = plan(&confined("npm.run", &["lint", "-w", "web", "--", "--fix"], &dir)).expect("plan");
+        assert_eq!(plan.args, ["run", "lint", "-w", "web", "--", "--fix"]);
+        let plan = super::plan(&confined("npm.test", &["--", "--watch=false"], &dir)).expect("plan");
+        assert_eq!(plan.args, ["test", "--", "--watch=false"]);
+        let options = ["--ca=CERT", "--provenance", "--ws", "--if-present", "-SE", "--no-audit", "--cache", ".cache"];
+        let args: Vec<&str> = ["lint"].into_iter().chain(options).chain(["--"]).collect();
+        let plan = super::plan(&confined("npm.run", &args, &dir)).expect("plan");
+        assert_eq!(plan.args[2..], options);
+    }
+
+    #[test]
+    fn refuses_forbidden_options_however_npm_would_spell_them() {
+        let dir = project(r#"{"scripts":{"lint":"eslint ."}}"#);
+        for option in [
+            "-script-shell=/tmp/sh",
+            "---script-shell=/tmp/sh",
+            "-C=/tmp/p",
+            "-gS",
+            "--no-global",
+            "--no-no-global",
+            "--local",
+            "-L",
+            "--git=/tmp/git",
+            "--node-gyp=/tmp/gyp",
+            "-c=sh",
+            // Every letter is a shorthand, so npm reads a cluster: `-c -a -c -h`.
+            "--cach=/tmp/c",
+            "--init-module=/tmp/x.js",
+        ] {
+            let err = plan(&request("npm.run", &["lint", option, "--"], &dir)).expect_err(option);
+            assert!(err.contains("is not allowed here") && err.contains("send the call without it"), "{err}");
+        }
+        for option in [
+            "--script-sh=/tmp/sh",
+            "--script_shell=/tmp/sh",
+            "--SCRIPT-SHELL=/tmp/sh",
+            "--pref=/tmp/p",
+            "--prefi=/tmp/p",
+            "--node-opt=--require=/tmp/x.js",
+            "--userc=/tmp/npmrc",
+            "--globalc=/tmp/npmrc",
+            "--glo",
+            "--loc=global",
+            "--Cache=/tmp/c",
+            "--python=/tmp/python",
+            "--no-C",
+        ] {
+            let err = plan(&request("npm.run", &["lint", option, "--"], &dir)).expect_err(option);
+            assert!(err.contains("is not an npm option's full name") && err.contains("after `--`"), "{err}");
+        }
+    }
+
+    #[test]
+    fn path_options_must_stay_inside_the_roots() {
+        let dir = project(r#"{"scripts":{"lint":"eslint ."}}"#);
+        for options in [
+            &["--cache=/tmp/c"][..],
+            &["--cache", "/tmp/c"],
+            &["---cache=../c"],
+            &["-w", "../other"],
+            &["-Dw", "../other"],
+            &["--workspace=/tmp/w"],
+            &["--logs-dir", "/tmp/logs"],
+            &["--cafile=/tmp/ca.pem"],
+        ] {
+            let args: Vec<&str> = ["lint"].into_iter().chain(options.iter().copied()).chain(["--"]).collect();
+            let err = plan(&confined("npm.run", &args, &dir)).expect_err("outside");
+            assert!(err.contains("points outside the directories this call may use"), "{err}");
+        }
+        assert!(plan(&request("npm.run", &["lint", "--cache=/tmp/c", "--"], &dir)).is_ok(), "no roots, no limit");
+    }
+
+    #[test]
+    fn install_reads_no_local_package_from_outside_the_roots() {
+        let dir = project("{}");
+        for spec in [
+            "../elsewhere",
+            "/tmp/pkg",
+            "file:../x",
+            "file:///tmp/x",
+            "file://tmp/x",
+            "file:////../tmp",
+            "foo@file:../x",
+            "@scope/pkg@../x",
+            "a/../../x",
+            "../x.tgz",
+            "FILE:/../../x",
+        ] {
+            let err = plan(&confined("npm.install", &[spec], &dir)).expect_err(spec);
+            assert!(err.contains("points outside the directories this call may use"), "{spec}: {err}");
+        }
+        for spec in ["~/x", "file:/~/x"] {
+            assert!(plan(&confined("npm.install", &[spec], &dir)).expect_err(spec).contains("`~`"));
+        }
+        let err = plan(&confined("npm.install", &["git+file:../repo"], &dir)).expect_err("relative git");
+        assert!(err.contains("send git+file:///PATH"), "{err}");
+        assert!(plan(&confined("npm.install", &["git+file:///tmp/repo#main"], &dir)).is_err());
+        assert!(plan(&confined("npm.install", &["C:/x"], &dir)).expect_err("drive").contains("`X:` paths"));
+        for spec in [
+            "left-pad",
+            "left-pad@~1.2.0",
+            "@scope/pkg@^2",
+            "user/repo",
+            "./packages/local",
+            "file:packages/x",
+            "vendor/x.tgz",
+            "https://example.com/x.tgz",
+            "git+https://github.com/u/r.git",
+            "alias@npm:left-pad@1",
+        ] {
+            let plan = plan(&confined("npm.install", &[spec, "--save-dev"], &dir)).expect(spec);
+            assert_eq!(plan.args, ["install", spec, "--save-dev"]);
+        }
     }
 
     #[test]

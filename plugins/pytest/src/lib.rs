@@ -13,6 +13,8 @@
 //! It is not a pytest plugin and never runs Python: it does not collect tests, rerun them, or
 //! read the sources beyond checking that the virtual environment has pytest.
 
+#![forbid(unsafe_code)]
+
 mod parse;
 mod plan;
 
@@ -23,18 +25,12 @@ pub struct ThePlugin;
 
 impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
-        Manifest {
-            name: "pytest".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            tools: vec![ToolSpec {
-                name: plan::TOOL.into(),
-                description:
-                    "Run the project's pytest (its venv's python -m pytest): failures, errors, warnings, summary".into(),
-                mutates_workspace: false,
-                timeout_secs: None,
-                args_hint: Some("pytest arguments: paths, -k EXPR, -x, -q/-v, -n N".into()),
-            }],
-        }
+        let run = ToolSpec::new(
+            plan::TOOL,
+            "Run the project's pytest (its venv's python -m pytest): failures, errors, warnings, summary",
+        )
+        .with_args_hint("pytest arguments: paths, -k EXPR, -x, -q/-v, -n N");
+        Manifest::new("pytest", env!("CARGO_PKG_VERSION"), vec![run])
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {

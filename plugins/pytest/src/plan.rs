@@ -3,7 +3,6 @@
 //! layout; it never starts Python to ask.
 
 use buildvise_plugin_api::{CommandPlan, PlanRequest};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The one tool this plugin offers.
@@ -24,6 +23,7 @@ pub fn plan(request: &PlanRequest, active_venv: Option<&str>) -> Result<CommandP
     if request.tool != TOOL {
         return Err(format!("unknown tool {:?}; send {TOOL}", request.tool));
     }
+    check_args(request)?;
     let cwd = Path::new(&request.cwd);
     let program = match find_venv(cwd, active_venv) {
         Some(venv) => {
@@ -52,8 +52,230 @@ pub fn plan(request: &PlanRequest, active_venv: Option<&str>) -> Result<CommandP
     }
     args.extend(request.args.iter().cloned());
 
-    let env = BTreeMap::from([("COLUMNS".to_string(), COLUMNS.to_string())]);
-    Ok(CommandPlan { program, args, env, artifacts })
+    let mut plan = CommandPlan::new(program).with_args(args).with_env("COLUMNS", COLUMNS);
+    plan.artifacts = artifacts;
+    Ok(plan)
+}
+
+/// What a pytest option's value is, for the options whose value matters here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Value {
+    /// A file or directory pytest reads or writes.
+    Path,
+    /// A path in which pytest first expands `$VAR`s.
+    Expanded,
+    /// `--basetemp`, which pytest empties before the run.
+    Emptied,
+    /// `-o name=value`, overriding an ini setting.
+    IniOverride,
+    /// pytest-cov's `TYPE[:DEST]`.
+    CovReport,
+    /// Anything else: taken, not checked.
+    Other,
+}
+
+/// Long options (without `--`) whose value matters, core pytest's and the common report plugins'.
+/// `ignore`, `ignore-glob` and `deselect` only leave things out, so their values are not test paths.
+const LONG_OPTIONS: &[(&str, Value)] = &[
+    ("rootdir", Value::Expanded),
+    ("basetemp", Value::Emptied),
+    ("confcutdir", Value::Path),
+    ("config-file", Value::Path),
+    ("junitxml", Value::Expanded),
+    ("junit-xml", Value::Expanded),
+    ("log-file", Value::Path),
+    ("debug", Value::Path),
+    ("override-ini", Value::IniOverride),
+    ("cov-config", Value::Path),
+    ("cov-report", Value::CovReport),
+    ("html", Value::Path),
+    ("report-log", Value::Path),
+    ("json-report-file", Value::Path),
+    ("ignore", Value::Other),
+    ("ignore-glob", Value::Other),
+    ("deselect", Value::Other),
+];
+
+/// Options that are a prefix of one above but mean themselves (`--co` is `--collect-only`).
+const EXACT_LONG_OPTIONS: &[&str] = &["co", "cov", "json-report"];
+
+/// Short options taking a value; every other letter is taken for a flag (`-x`, `-s`, `-v`, `-q`…).
+const SHORT_OPTIONS: &[(char, Value)] = &[
+    ('c', Value::Path),
+    ('o', Value::IniOverride),
+    ('k', Value::Other),
+    ('m', Value::Other),
+    ('p', Value::Other),
+    ('r', Value::Other),
+    ('W', Value::Other),
+    ('n', Value::Other),
+];
+
+/// Checks that every path the arguments give pytest lies inside the roots: test paths, path
+/// options (inline, after `=`, or in the next argument), short options clustered as argparse reads
+/// them (`-xc/other/pytest.ini`), `-o` ini overrides and `@file` argument files, which argparse
+/// reads wherever they stand.
+fn check_args(request: &PlanRequest) -> Result<(), String> {
+    let args = &request.args;
+    for arg in args {
+        if let Some(file) = arg.strip_prefix('@') {
+            request.check_path("@", file).map_err(|_| {
+                format!(
+                    "`{arg}` reads pytest arguments from a file outside the directories this call may use ({}); \
+                     send the arguments themselves",
+                    request.roots.join(", ")
+                )
+            })?;
+        }
+    }
+    let mut positional_only = false;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        if arg.starts_with('@') {
+            continue;
+        }
+        if positional_only || !arg.starts_with('-') || arg == "-" {
+            let path = arg.split("::").next().unwrap_or(arg);
+            request.check_path("pytest", path)?;
+            continue;
+        }
+        if arg == "--" {
+            positional_only = true;
+            continue;
+        }
+        let (flag, kind, inline) = if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            match long_option(name) {
+                Some(kind) => (format!("--{name}"), kind, inline),
+                None => continue,
+            }
+        } else {
+            match short_option(&arg[1..]) {
+                Some((letter, kind, inline)) => (format!("-{letter}"), kind, inline),
+                None => continue,
+            }
+        };
+        let value = match inline {
+            Some(value) => value,
+            // argparse takes the next argument unless it looks like an option.
+            None => match args.get(i) {
+                Some(next) if !next.starts_with('-') && !next.starts_with('@') => {
+                    i += 1;
+                    next.as_str()
+                }
+                _ => continue,
+            },
+        };
+        check_value(request, &flag, kind, value)?;
+        // In a cluster (`-xc=FILE`) argparse keeps the `=`; alone (`-c=FILE`) it drops it.
+        if !flag.starts_with("--")
+            && let Some(stripped) = value.strip_prefix('=')
+        {
+            check_value(request, &flag, kind, stripped)?;
+        }
+    }
+    Ok(())
+}
+
+/// The option a long name stands for. pytest before 6.0 let argparse expand a prefix of a long
+/// option (`--basete` for `--basetemp`), so any prefix of one above counts.
+fn long_option(name: &str) -> Option<Value> {
+    if name.is_empty() || EXACT_LONG_OPTIONS.contains(&name) {
+        return None;
+    }
+    LONG_OPTIONS.iter().find(|(long, _)| long.starts_with(name)).map(|(_, kind)| *kind)
+}
+
+/// In a cluster of short options, the first one taking a value, what it takes, and the rest of
+/// the cluster, which is that value.
+fn short_option(cluster: &str) -> Option<(char, Value, Option<&str>)> {
+    cluster.char_indices().find_map(|(i, letter)| {
+        let (_, kind) = SHORT_OPTIONS.iter().find(|(short, _)| *short == letter)?;
+        let rest = &cluster[i + letter.len_utf8()..];
+        Some((letter, *kind, (!rest.is_empty()).then_some(rest)))
+    })
+}
+
+fn check_value(request: &PlanRequest, flag: &str, kind: Value, value: &str) -> Result<(), String> {
+    match kind {
+        Value::Path => request.check_path(flag, value),
+        Value::Expanded => {
+            refuse_variables(request, flag, value)?;
+            request.check_path(flag, value)
+        }
+        Value::Emptied => {
+            let suggestion = format!("{}/basetemp", request.artifact_dir.trim_end_matches('/'));
+            request
+                .check_path(flag, value)
+                .map_err(|err| format!("{err}, such as {suggestion} (pytest deletes what `--basetemp` holds)"))?;
+            // Inside the roots it may still name a folder of the project, which pytest would empty.
+            let target = Path::new(&request.cwd).join(value);
+            let in_artifacts = target.starts_with(&request.artifact_dir);
+            if !request.roots.is_empty() && target.is_dir() && !in_artifacts {
+                return Err(format!(
+                    "`{flag} {value}` names an existing directory, which pytest would empty; send a new one, such as {suggestion}"
+                ));
+            }
+            Ok(())
+        }
+        Value::IniOverride => check_ini_override(request, flag, value),
+        Value::CovReport => match value.split_once(':') {
+            Some((_, dest)) => request.check_path(flag, dest),
+            None => Ok(()),
+        },
+        Value::Other => Ok(()),
+    }
+}
+
+/// Checks the ini settings that name paths. `cache_dir`, `pythonpath` and `testpaths` are taken
+/// from the rootdir (or the ini file's folder), which may lie above the cwd: relative paths pass
+/// only when they do not climb out of it with `..`.
+fn check_ini_override(request: &PlanRequest, flag: &str, value: &str) -> Result<(), String> {
+    let Some((name, setting)) = value.split_once('=') else { return Ok(()) };
+    if request.roots.is_empty() {
+        return Ok(());
+    }
+    let shown = format!("{flag} {name}");
+    match name {
+        "addopts" if !setting.trim().is_empty() => Err(format!(
+            "`{flag} {value}` hands pytest arguments that buildvise does not check; send them as arguments of the \
+             call instead"
+        )),
+        "log_file" => request.check_path(&shown, setting),
+        "cache_dir" | "pythonpath" | "testpaths" => {
+            for entry in setting.split_whitespace() {
+                refuse_variables(request, &shown, entry)?;
+                let climbs = Path::new(entry).components().any(|c| c == std::path::Component::ParentDir);
+                if climbs && !Path::new(entry).is_absolute() {
+                    return Err(format!(
+                        "`{flag} {name}={entry}` is taken from pytest's rootdir, which buildvise cannot see, so a \
+                         relative path may not climb with `..`; send an absolute path inside {}",
+                        request.roots.join(", ")
+                    ));
+                }
+                request.check_path(&shown, entry)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// pytest runs some paths through `os.path.expandvars`, so `$HOME/x` could lead anywhere.
+fn refuse_variables(request: &PlanRequest, flag: &str, value: &str) -> Result<(), String> {
+    if request.roots.is_empty() || !value.contains('$') {
+        return Ok(());
+    }
+    Err(format!(
+        "`{flag} {value}`: pytest expands `$` variables in this path, so buildvise cannot tell where it leads; \
+         spell the path out inside {}",
+        request.roots.join(", ")
+    ))
 }
 
 struct Venv {
@@ -172,12 +394,12 @@ mod tests {
     use super::*;
 
     fn request(cwd: &Path, args: &[&str]) -> PlanRequest {
-        PlanRequest {
-            tool: TOOL.into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            cwd: cwd.to_string_lossy().into_owned(),
-            artifact_dir: "/runs/abc/artifacts".into(),
-        }
+        PlanRequest::new(
+            TOOL,
+            args.iter().map(|s| s.to_string()).collect(),
+            cwd.to_string_lossy().into_owned(),
+            "/runs/abc/artifacts",
+        )
     }
 
     fn temp_project(name: &str) -> PathBuf {
@@ -251,6 +473,113 @@ mod tests {
         assert_eq!(user_junit(&["--junit-xml".into(), "/x.xml".into()]), JunitChoice::Path("/x.xml".into()));
         assert_eq!(user_junit(&["-p".into(), "no:junitxml".into()]), JunitChoice::Disabled);
         assert_eq!(user_junit(&["--".into(), "--junitxml=x".into()]), JunitChoice::None);
+    }
+
+    /// A call limited to /bv-plan/proj; none of these paths need exist.
+    fn confined(args: &[&str]) -> PlanRequest {
+        PlanRequest::new(TOOL, args.iter().map(|s| s.to_string()).collect(), "/bv-plan/proj", "/bv-runs/r1")
+            .with_roots(vec!["/bv-plan/proj".into()])
+    }
+
+    fn refusal(args: &[&str]) -> String {
+        plan(&confined(args), None).expect_err(&format!("{args:?} refused"))
+    }
+
+    #[test]
+    fn ordinary_calls_are_planned_as_before() {
+        let p = plan(&confined(&["-k", "name", "-x", "tests/unit"]), None).expect("plan");
+        assert_eq!(p.args, ["-m", "pytest", "--junitxml=/bv-runs/r1/junit.xml", "-k", "name", "-x", "tests/unit"]);
+        let p = plan(&confined(&["--junitxml=out.xml"]), None).expect("plan");
+        assert_eq!(p.args, ["-m", "pytest", "--junitxml=out.xml"]);
+        assert_eq!(p.artifacts, ["/bv-plan/proj/out.xml"]);
+        for args in [
+            &["-p", "no:cacheprovider", "-ra", "-W", "error::DeprecationWarning"][..],
+            &["-o", "cache_dir=.cache", "-o", "addopts=", "--co", "-q"],
+            &["tests/test_a.py::test_x[../../etc]", "--cov", "--cov-report=term-missing"],
+            &["--basetemp=/bv-runs/r1/basetemp", "--ignore", "/elsewhere/tests", "--rootdir=."],
+            &["-xvs", "--log-file=logs/run.log", "--debug", "-m", "not slow"],
+        ] {
+            let p = plan(&confined(args), None).expect("plan");
+            assert_eq!(p.args[3..], *args);
+        }
+    }
+
+    #[test]
+    fn basetemp_never_empties_a_folder_of_the_project() {
+        let project = std::env::temp_dir().join(format!("bv-pytest-basetemp-{}", std::process::id()));
+        std::fs::create_dir_all(project.join("src")).expect("project dir");
+        let root = project.display().to_string();
+        let request = |args: &[&str]| {
+            PlanRequest::new(TOOL, args.iter().map(|a| a.to_string()).collect(), root.clone(), "/bv-runs/r1")
+                .with_roots(vec![root.clone()])
+        };
+        let refused = plan(&request(&["--basetemp=src"]), None).expect_err("an existing folder");
+        assert!(refused.contains("names an existing directory, which pytest would empty"), "{refused}");
+        assert!(plan(&request(&["--basetemp=new-tmp"]), None).is_ok());
+        assert!(plan(&request(&["--basetemp=/bv-runs/r1/basetemp"]), None).is_ok());
+        std::fs::remove_dir_all(&project).expect("clean up");
+    }
+
+    #[test]
+    fn basetemp_must_stay_inside_the_roots() {
+        for args in [&["--basetemp=/tmp/x"][..], &["--basetemp", "/tmp/x"], &["--basete=../x"]] {
+            let err = refusal(args);
+            assert!(err.contains("points outside") && err.contains("such as /bv-runs/r1/basetemp"), "{err}");
+        }
+    }
+
+    #[test]
+    fn path_options_must_stay_inside_the_roots() {
+        for args in [
+            &["--rootdir=/tmp"][..],
+            &["--confcutdir=/"],
+            &["-c", "/tmp/pytest.ini"],
+            &["-c/tmp/pytest.ini"],
+            &["-xc=/tmp/pytest.ini"],
+            &["--config-file=../pytest.ini"],
+            &["--junitxml=/tmp/r.xml"],
+            &["--junit-xml", "../r.xml"],
+            &["--log-file", "/tmp/log"],
+            &["--debug=/tmp/debug.log"],
+            &["--debug", "/tmp/debug.log"],
+            &["--cov-report=html:/tmp/cov"],
+            &["--html=/tmp/report.html"],
+        ] {
+            let err = refusal(args);
+            assert!(err.contains("points outside the directories this call may use"), "{err}");
+        }
+        for args in [&["--rootdir", "$HOME"][..], &["--junitxml=${HOME}/r.xml"]] {
+            assert!(refusal(args).contains("expands `$` variables"));
+        }
+        assert!(refusal(&["@/tmp/args"]).contains("reads pytest arguments from a file outside"));
+        assert!(plan(&confined(&["@args.txt"]), None).is_ok());
+    }
+
+    #[test]
+    fn test_paths_must_stay_inside_the_roots() {
+        for args in [&["../other/tests"][..], &["/tmp/tests/test_x.py::test_a"], &["-x", "--", "/tmp/tests"]] {
+            let err = refusal(args);
+            assert!(err.contains("`pytest ") && err.contains("points outside"), "{err}");
+        }
+    }
+
+    #[test]
+    fn ini_overrides_naming_paths_must_stay_inside_the_roots() {
+        for args in [
+            &["-o", "cache_dir=/tmp/c"][..],
+            &["-ocache_dir=/tmp/c"],
+            &["--override-ini=log_file=/tmp/l"],
+            &["-o", "pythonpath=src /tmp/lib"],
+        ] {
+            let err = refusal(args);
+            assert!(err.contains("points outside"), "{err}");
+        }
+        for args in [&["-o", "cache_dir=../c"][..], &["-o", "testpaths=tests ../x"]] {
+            assert!(refusal(args).contains("may not climb with `..`"));
+        }
+        assert!(refusal(&["-o", "addopts=--basetemp=/tmp/x"]).contains("send them as arguments of the call"));
+        let open = PlanRequest::new(TOOL, vec!["-o".into(), "cache_dir=/tmp/c".into()], "/bv-plan/proj", "/a");
+        assert!(plan(&open, None).is_ok(), "no roots, no limit");
     }
 
     #[test]

@@ -69,7 +69,8 @@ pub(crate) fn compiler_message(line: &[u8], number: u64, cwd: &str) -> Option<Di
         "warning" => Severity::Warning,
         _ => return None,
     };
-    let headline = m.message.lines().next().unwrap_or_default();
+    // rustc's messages never start blank; a stream cut or garbled elsewhere still names the level.
+    let headline = m.message.lines().find(|l| !l.trim().is_empty()).unwrap_or(&m.level);
     let mut diag = Diagnostic::new(severity, clip(headline, MAX_MESSAGE)).with_log_range(number, number);
     diag.code = m.code.map(|c| c.code);
 

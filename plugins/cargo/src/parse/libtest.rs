@@ -29,7 +29,8 @@ struct Section {
     name: String,
     header: u64,
     success: bool,
-    first: Option<String>,
+    /// The first line of the test's output, and its number.
+    first: Option<(String, u64)>,
 }
 
 /// What libtest reported so far, over every test binary of the run.
@@ -50,8 +51,9 @@ pub(crate) struct TestRun {
     failed: Vec<String>,
     failed_set: HashSet<String>,
     verdicts_seen: bool,
-    /// First line of each failed test's captured output, with the section's header line.
-    first_lines: HashMap<String, (Option<String>, u64)>,
+    /// First line of each failed test's captured output, with the lines from the section's
+    /// header to that one.
+    first_lines: HashMap<String, (Option<String>, (u64, u64))>,
 }
 
 /// libtest decorates some names in its verdicts (`x - should panic`); results name them bare.
@@ -115,7 +117,7 @@ impl TestRun {
                     && section.first.is_none()
                     && !text.trim().is_empty()
                 {
-                    section.first = Some(clip(text, MAX_MESSAGE));
+                    section.first = Some((clip(text, MAX_MESSAGE), number));
                 }
                 false
             }
@@ -145,6 +147,10 @@ impl TestRun {
 
     fn verdict(&mut self, text: &str) -> bool {
         let Some((name, outcome)) = text["test ".len()..].rsplit_once(" ... ") else { return false };
+        // A verdict names its test; without a name it is some other line.
+        if bare_name(name).is_empty() {
+            return false;
+        }
         let outcome = outcome.trim_start();
         let failed = outcome.starts_with("FAILED");
         if failed {
@@ -160,6 +166,9 @@ impl TestRun {
     fn header(&mut self, text: &str, number: u64) -> bool {
         let Some(inner) = text.strip_prefix("---- ").and_then(|t| t.strip_suffix(" ----")) else { return false };
         let name = inner.strip_suffix(" stdout").or_else(|| inner.strip_suffix(" stderr")).unwrap_or(inner);
+        if bare_name(name).is_empty() {
+            return false;
+        }
         self.close_section();
         self.section =
             Some(Section { name: bare_name(name).to_string(), header: number, success: self.successes, first: None });
@@ -170,7 +179,8 @@ impl TestRun {
         if let Some(s) = self.section.take()
             && !s.success
         {
-            self.first_lines.entry(s.name).or_insert((s.first, s.header));
+            let end = s.first.as_ref().map_or(s.header, |(_, number)| *number);
+            self.first_lines.entry(s.name).or_insert((s.first.map(|(text, _)| text), (s.header, end)));
         }
     }
 
@@ -201,7 +211,7 @@ impl TestRun {
     }
 
     /// The summary and the failed tests, each with the first line of its captured output and
-    /// where its section began.
+    /// the lines from its section's header to that one.
     pub(crate) fn finish(mut self) -> Finished {
         self.close_section();
         let first_lines = self.first_lines;
@@ -209,8 +219,8 @@ impl TestRun {
             .failed
             .into_iter()
             .map(|name| {
-                let (first, header) = first_lines.get(&name).cloned().unwrap_or((None, 0));
-                FailedTest { name, first_line: first, header: (header > 0).then_some(header) }
+                let (first_line, lines) = first_lines.get(&name).cloned().unzip();
+                FailedTest { name, first_line: first_line.flatten(), lines }
             })
             .collect();
         Finished { summary: self.summary, failed }
@@ -220,7 +230,8 @@ impl TestRun {
 pub(crate) struct FailedTest {
     pub(crate) name: String,
     pub(crate) first_line: Option<String>,
-    pub(crate) header: Option<u64>,
+    /// The section's header and the first line of output, as far as the log shows them.
+    pub(crate) lines: Option<(u64, u64)>,
 }
 
 pub(crate) struct Finished {
@@ -259,14 +270,11 @@ mod tests {
         assert!(run.may_have_failed("a::two"));
         assert!(!run.may_have_failed("a::one"));
         let done = run.finish();
-        assert_eq!(
-            done.summary,
-            Some(TestSummary { passed: 2, failed: 1, skipped: 1, total: 4, ..Default::default() })
-        );
+        assert_eq!(done.summary, Some(TestSummary::new(2, 1, 1, 4)));
         assert_eq!(done.failed.len(), 1);
         assert_eq!(done.failed[0].name, "a::two");
         assert_eq!(done.failed[0].first_line.as_deref(), Some("note: test did not panic as expected"));
-        assert_eq!(done.failed[0].header, Some(9));
+        assert_eq!(done.failed[0].lines, Some((9, 10)));
     }
 
     #[test]

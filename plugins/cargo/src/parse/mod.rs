@@ -21,7 +21,7 @@ use buildvise_plugin_api::{
 use libtest::{Context, TestRun};
 use lints::LintMemory;
 use panic::PanicStart;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use text::{MAX_MESSAGE, MAX_NOTE, clip, is_status_line};
 
 /// Most lines a legacy multi-line panic message may take before its location.
@@ -103,7 +103,11 @@ impl CargoParser {
     }
 
     fn close_panic(&mut self, slot: usize) {
-        if let Some(p) = self.panics[slot].take() {
+        if let Some(mut p) = self.panics[slot].take() {
+            // The log ended (or the stream moved on) before the line with the panic's message.
+            if p.diag.message.is_empty() {
+                p.diag.message = "panicked".into();
+            }
             let d = p.diag.with_log_range(p.start, p.last);
             match p.owner {
                 PanicOwner::Test => {
@@ -244,7 +248,11 @@ impl CargoParser {
             Context::Failure(name) => (Some(name.to_string()), PanicOwner::Side),
             Context::Success => return,
             Context::Free if thread == "main" && orphan => (None, PanicOwner::Orphan),
-            Context::Free if matches!(thread, "main" | "<unnamed>" | "rustc") => return,
+            Context::Free
+                if matches!(thread, "main" | "<unnamed>" | "rustc") || libtest::bare_name(thread).is_empty() =>
+            {
+                return;
+            }
             Context::Free => (Some(libtest::bare_name(thread).to_string()), PanicOwner::Test),
         };
         let slot = slot(stream);
@@ -318,8 +326,9 @@ impl CargoParser {
         // The short form appends the primary label's help or note: `…: help: prefix it …`.
         let tail = [head.message.find(": help: "), head.message.find(": note: ")].into_iter().flatten().min();
         let (message, note) = match tail {
-            Some(at) => (&head.message[..at], Some(&head.message[at + 2..])),
-            None => (head.message, None),
+            // A message that is nothing but a help (`error: : help: x`) keeps it as its text.
+            Some(at) if at > 0 => (&head.message[..at], Some(&head.message[at + 2..])),
+            _ => (head.message, None),
         };
         let mut diag = Diagnostic::new(head.severity, clip(message, MAX_MESSAGE))
             .with_location(relative_to(file, &self.cwd), Some(line), column)
@@ -351,23 +360,37 @@ impl Parser for CargoParser {
         self.dispatch(line);
     }
 
-    fn finish(mut self: Box<Self>, _end: &RunEnd) -> ParseResult {
+    fn finish(&mut self, _end: &RunEnd) -> ParseResult {
         self.close_block();
         self.close_panic(0);
         self.close_panic(1);
-        let CargoParser { diagnostics, lints, tests, crashed, side_panics, .. } = *self;
+        let tests = std::mem::take(&mut self.tests);
+        let side_panics = std::mem::take(&mut self.side_panics);
+        let (lints, crashed) = (&self.lints, &self.crashed);
         let mut kept = DiagnosticSet::new();
-        let mut diagnostics = diagnostics.into_vec();
+        let mut diagnostics = std::mem::take(&mut self.diagnostics).into_vec();
+        // Each test's first diagnostic, by test: a lookup per side panic, not a scan.
+        let mut first_of_test: HashMap<String, usize> = HashMap::new();
+        for (i, d) in diagnostics.iter().enumerate() {
+            if let Some(test) = &d.test {
+                first_of_test.entry(test.clone()).or_insert(i);
+            }
+        }
         for side in side_panics {
-            let own = diagnostics.iter_mut().find(|d| d.test.is_some() && d.test == side.test);
-            match own {
-                Some(own) => own.notes.push(format!(
-                    "another thread panicked at {}:{}: {}",
-                    side.file.as_deref().unwrap_or("?"),
-                    side.line.unwrap_or(0),
-                    side.message
-                )),
-                None => diagnostics.push(side),
+            match side.test.as_ref().and_then(|test| first_of_test.get(test)) {
+                Some(&own) => {
+                    let file = side.file.as_deref().unwrap_or("?");
+                    let line = side.line.unwrap_or(0);
+                    // The message is clipped already; the path, as printed, can be any length.
+                    let note = format!("another thread panicked at {file}:{line}: {}", side.message);
+                    diagnostics[own].notes.push(clip(&note, MAX_NOTE + MAX_MESSAGE));
+                }
+                None => {
+                    if let Some(test) = &side.test {
+                        first_of_test.insert(test.clone(), diagnostics.len());
+                    }
+                    diagnostics.push(side);
+                }
             }
         }
         for mut d in diagnostics {
@@ -393,21 +416,22 @@ impl Parser for CargoParser {
                 // A test that failed without a panic (it returned Err, or was killed).
                 let message = failed.first_line.unwrap_or_else(|| "test failed".into());
                 let mut d = Diagnostic::error(message).with_test(failed.name.clone());
-                if let Some(header) = failed.header {
-                    d = d.with_log_range(header, header + 1);
+                if let Some((start, end)) = failed.lines {
+                    d = d.with_log_range(start, end);
                 }
                 kept.push(d);
             }
             failed_tests.push(failed.name);
         }
-        ParseResult { success: None, diagnostics: kept.into_vec(), summary: finished.summary, failed_tests }
+        ParseResult::new(kept.into_vec()).with_summary(finished.summary).with_failed_tests(failed_tests)
     }
 }
 
 fn slot(stream: Stream) -> usize {
     match stream {
-        Stream::Stdout => 0,
         Stream::Stderr => 1,
+        // Stdout, and any stream a later API adds (such a tag reads as stdout on the wire).
+        _ => 0,
     }
 }
 

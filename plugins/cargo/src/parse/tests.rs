@@ -11,7 +11,7 @@ fn parse(tool: &str, log: &str, exit: i32) -> ParseResult {
 }
 
 fn parser(tool: &str) -> Box<dyn buildvise_plugin_api::Parser> {
-    CargoPlugin.parser(&ParseContext { tool: tool.into(), args: Vec::new(), cwd: CWD.into() })
+    CargoPlugin.parser(&ParseContext::new(tool, CWD))
 }
 
 /// `file:line:col code message [test]`, compact enough to compare whole results.
@@ -278,7 +278,7 @@ Caused by:
 Caused by:
   No such file or directory (os error 2)
 error: no matching package named `serde_jsn` found
-location searched: crates.io index
+location searched: `mirror` index
 required by package `app v0.1.0 (/home/u/proj)`
    Compiling app v0.1.0 (/home/u/proj)
 ";
@@ -301,7 +301,7 @@ required by package `app v0.1.0 (/home/u/proj)`
     );
     assert_eq!(
         result.diagnostics[1].notes,
-        ["location searched: crates.io index", "required by package `app v0.1.0 (/home/u/proj)`"]
+        ["location searched: `mirror` index", "required by package `app v0.1.0 (/home/u/proj)`"]
     );
     assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 13)));
 }
@@ -426,7 +426,7 @@ fn libtest_failures_doctests_and_summary() {
         result.failed_tests,
         ["tests::mean_of_nothing", "tests::rejects_nan", "tests::negative", "src/lib.rs - parse (line 14)"]
     );
-    assert_eq!(result.summary, Some(TestSummary { passed: 2, failed: 4, skipped: 1, total: 7, ..Default::default() }));
+    assert_eq!(result.summary, Some(TestSummary::new(2, 4, 1, 7)));
 }
 
 #[test]
@@ -463,7 +463,7 @@ thread 'tests::refuses_full' (29173) panicked at src/lib.rs:80:9:
 queue full
 error: test failed, to rerun pass `--lib`
 ";
-    let end = RunEnd { exit_code: Some(101), ..RunEnd::default() };
+    let end = RunEnd::exited(101);
     let result = parse_streams(parser("cargo.test"), stdout.as_bytes(), stderr.as_bytes(), &end);
     assert_eq!(
         briefs(&result),
@@ -605,6 +605,44 @@ error: could not compile `app` (bin \"app\") due to 1 previous error; 1 warning 
             "W src/main.rs:7:9 unused_variables unused variable: `x`",
             "E src/main.rs:9:13 E0308 mismatched types"
         ]
+    );
+}
+
+#[test]
+fn a_side_panic_with_a_huge_path_gives_a_bounded_note() {
+    let path = format!("src/{}.rs", "x".repeat(100_000));
+    let log = format!(
+        "running 1 test\ntest t::spawned ... FAILED\n\nfailures:\n\n---- t::spawned stdout ----\n\
+         thread '<unnamed>' panicked at {path}:51:31:\nin thread\n\
+         thread 't::spawned' panicked at src/lib.rs:51:59:\nboom\n"
+    );
+    let result = parse("cargo.test", &log, 101);
+    let note = &result.diagnostics[0].notes[0];
+    assert!(note.starts_with("another thread panicked at src/xxx") && note.len() <= 1000, "{} bytes", note.len());
+}
+
+#[test]
+fn blank_test_names_name_no_test() {
+    // No verdicts: the log was cut, so every panic read counts.
+    let thread = "running 1 test\nthread ' ' panicked at src/lib.rs:3:5:\nboom\n";
+    let header = "running 1 test\n\nfailures:\n\n----  stdout ----\nthread 'main' panicked at src/lib.rs:4:5:\nbang\n";
+    for log in [thread, header] {
+        let result = parse("cargo.test", log, 101);
+        assert!(
+            result.diagnostics.iter().all(|d| d.test.as_deref().is_none_or(|t| !t.trim().is_empty())),
+            "{result:#?}"
+        );
+    }
+}
+
+#[test]
+fn messages_without_text_keep_a_headline() {
+    let log = r#"src/main.rs:4:5: error: : help: remove this
+{"reason":"compiler-message","message":{"rendered":null,"children":[],"level":"warning","message":"\n","spans":[],"code":null}}
+"#;
+    assert_eq!(
+        briefs(&parse("cargo.check", log, 101)),
+        ["E src/main.rs:4:5 - : help: remove this", "W -:0:0 - warning"]
     );
 }
 
@@ -753,4 +791,17 @@ test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; 
         ]
     );
     assert_eq!(result.failed_tests, ["src/lib.rs - area (line 10)", "src/lib.rs - area (line 6)"]);
+}
+
+#[test]
+fn a_log_cut_after_a_header_or_a_panic_line_stays_within_its_lines() {
+    let head = "running 1 test\ntest a::b ... FAILED\n\nfailures:\n\n---- a::b stdout ----\n";
+    let result = parse("cargo.test", head, 101);
+    assert_eq!(briefs(&result), ["E -:0:0 - test failed [a::b]"]);
+    assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((6, 6)));
+    let result = parse("cargo.test", &format!("{head}\nError: \"no rows\"\n"), 101);
+    assert_eq!(briefs(&result), ["E -:0:0 - Error: \"no rows\" [a::b]"]);
+    assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((6, 8)));
+    let result = parse("cargo.test", &format!("{head}thread 'a::b' panicked at src/lib.rs:3:5:\n"), 101);
+    assert_eq!(briefs(&result), ["E src/lib.rs:3:5 - panicked [a::b]"]);
 }

@@ -9,17 +9,9 @@ pub(crate) const MAX_NOTE: usize = 240;
 /// Most notes kept per diagnostic.
 pub(crate) const MAX_NOTES: usize = 4;
 
-/// `text` cut to at most `max` bytes on a character boundary, trimmed.
+/// `text` trimmed, then cut to at most `max` bytes by the shared [`buildvise_plugin_api::clip`].
 pub(crate) fn clip(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    buildvise_plugin_api::clip(text.trim(), max).into_owned()
 }
 
 /// Cargo's right-aligned status lines (`   Compiling x`, `     Running …`, `   Doc-tests x`):

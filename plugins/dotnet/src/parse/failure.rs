@@ -8,14 +8,11 @@
 //! - nunit-console: `1) Test Failure : Name` (NUnit 2) or `1) Failed : Name` (NUnit 3).
 
 use super::msbuild;
-use super::text::{frame_location, indent};
-use buildvise_plugin_api::{Diagnostic, relative_to};
+use super::text::{MAX_TEXT, frame_location, indent};
+use buildvise_plugin_api::{Diagnostic, clip, relative_to};
 
 /// Help lines kept from a failure message beyond its headline.
 const MAX_NOTES: usize = 4;
-
-/// Longest message or note kept, in bytes: a test may print a whole document as its message.
-const MAX_TEXT: usize = 2000;
 
 /// One failed test, from the console or from a report file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,9 +42,9 @@ impl Failure {
             return;
         }
         if self.message.is_none() {
-            self.message = Some(shorten(text));
+            self.message = Some(clip(text, MAX_TEXT).into_owned());
         } else if self.notes.len() < MAX_NOTES {
-            self.notes.push(shorten(text));
+            self.notes.push(clip(text, MAX_TEXT).into_owned());
         }
     }
 
@@ -247,17 +244,6 @@ impl Block {
             self.failure.add_text(trimmed);
         }
     }
-}
-
-fn shorten(text: &str) -> String {
-    if text.len() <= MAX_TEXT {
-        return text.to_string();
-    }
-    let mut end = MAX_TEXT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 /// `Name [5 ms]` → `Name`; the bracket must hold a duration (`[< 1 ms]`, `[2 s]`).

@@ -15,7 +15,8 @@ pub mod summary;
 pub mod text;
 
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, RunEnd, Severity, TestSummary, relative_to,
+    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, RunEnd, Severity, TestSummary, clip,
+    relative_to,
 };
 use failure::{Block, Failure};
 use msbuild::Canonical;
@@ -23,7 +24,7 @@ use std::collections::HashSet;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use summary::{Counts, Summaries};
-use text::{file_stem, indent, is_project_file, strip_ci_timestamp, without_digits};
+use text::{MAX_TEXT, file_stem, indent, is_project_file, strip_ci_timestamp, without_digits};
 
 /// Notes kept on one build diagnostic (NuGet's dependency paths, related locations).
 const MAX_NOTES: usize = 5;
@@ -93,7 +94,7 @@ impl DotnetParser {
         if self.awaiting_crash_test {
             self.awaiting_crash_test = false;
             if let Some(crash) = &mut self.crash {
-                crash.test = Some(trimmed.to_string());
+                crash.test = Some(clip(trimmed, MAX_TEXT).into_owned());
                 return;
             }
         }
@@ -158,13 +159,13 @@ impl DotnetParser {
             match &mut self.crash {
                 Some(crash) => {
                     if crash.notes.len() < MAX_NOTES && !trimmed.starts_with("Test Run Aborted.") {
-                        crash.notes.push(trimmed.to_string());
+                        crash.notes.push(clip(trimmed, MAX_TEXT).into_owned());
                     }
                     if let Some(range) = &mut crash.log_range {
                         range.end = range.end.max(number);
                     }
                 }
-                None => self.crash = Some(Diagnostic::error(trimmed).with_log_range(number, number)),
+                None => self.crash = Some(Diagnostic::error(clip(trimmed, MAX_TEXT)).with_log_range(number, number)),
             }
             return true;
         }
@@ -198,7 +199,7 @@ impl DotnetParser {
             && let Some(d) = self.diagnostics.last_mut()
         {
             if d.notes.len() < MAX_NOTES {
-                d.notes.push(note);
+                d.notes.push(clip(&note, MAX_TEXT).into_owned());
             }
             if let Some(range) = &mut d.log_range {
                 range.end = range.end.max(number);
@@ -242,14 +243,15 @@ impl DotnetParser {
         d.code = c.code;
         d = d.with_log_range(number, number);
         if let Some(help) = c.help {
-            d.notes.push(help);
+            d.notes.push(clip(&help, MAX_TEXT).into_owned());
         }
         // When the file is a tool or an SDK .targets file, the project is the only pointer to
         // the culprit.
         let file_is_not_source = !is_project_file(&c.origin)
             && (c.line.is_none() || c.origin.ends_with(".targets") || c.origin.ends_with(".props"));
         if let Some(project) = c.project.filter(|p| file_is_not_source && is_project_file(p)) {
-            d.notes.push(format!("project: {}", relative_to(&project, &self.cwd)));
+            let project = relative_to(&project, &self.cwd);
+            d.notes.push(format!("project: {}", clip(&project, MAX_TEXT)));
         }
 
         let added = self.seen_build.insert(build_key(&d)) && self.diagnostics.push(d);
@@ -308,7 +310,7 @@ impl Parser for DotnetParser {
         self.dispatch(text, line.number);
     }
 
-    fn finish(mut self: Box<Self>, end: &RunEnd) -> ParseResult {
+    fn finish(&mut self, end: &RunEnd) -> ParseResult {
         self.close_block();
         self.flush_crash();
 
@@ -317,11 +319,7 @@ impl Parser for DotnetParser {
             let Some(report) = report::read(path) else {
                 continue;
             };
-            let counts = from_reports.get_or_insert_with(Counts::default);
-            counts.passed += report.counts.passed;
-            counts.failed += report.counts.failed;
-            counts.skipped += report.counts.skipped;
-            counts.total += report.counts.total;
+            Counts::add(&mut from_reports, report.counts);
             for failure in report.failures {
                 if failure.name.is_empty() || !self.failed_seen.contains(&failure.name) {
                     self.add_failure(failure);
@@ -329,7 +327,7 @@ impl Parser for DotnetParser {
             }
             if !self.crash_reported {
                 for error in report.run_errors {
-                    self.diagnostics.push(Diagnostic::error(error));
+                    self.diagnostics.push(Diagnostic::error(clip(&error, MAX_TEXT)));
                 }
             }
         }
@@ -343,24 +341,15 @@ impl Parser for DotnetParser {
             let failed = self.failed_tests.len() as u64;
             let counts =
                 self.summaries.best().or(from_reports).unwrap_or(Counts { failed, total: failed, ..Counts::default() });
-            Some(TestSummary {
-                passed: counts.passed,
-                failed: counts.failed,
-                skipped: counts.skipped,
-                total: counts.total,
-                projects_build_failed: Some(self.projects_build_failed()),
-                ..TestSummary::default()
-            })
+            let mut summary = TestSummary::new(counts.passed, counts.failed, counts.skipped, counts.total);
+            summary.projects_build_failed = Some(self.projects_build_failed());
+            Some(summary)
         } else {
             None
         };
-        let this = *self;
-        ParseResult {
-            success: None,
-            diagnostics: this.diagnostics.into_vec(),
-            summary,
-            failed_tests: this.failed_tests,
-        }
+        ParseResult::new(std::mem::take(&mut self.diagnostics).into_vec())
+            .with_summary(summary)
+            .with_failed_tests(std::mem::take(&mut self.failed_tests))
     }
 }
 

@@ -7,8 +7,8 @@
 //!
 //! `origin` is a file (`/src/A.cs(3,5)`, `C:\x\App.csproj`, `X.sln`) or a tool (`CSC`, `MSBUILD`).
 
-use super::text::is_project_file;
-use buildvise_plugin_api::Severity;
+use super::text::{MAX_TEXT, is_project_file};
+use buildvise_plugin_api::{Severity, clip};
 use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -99,6 +99,11 @@ fn build(origin: String, location: Option<[Option<u32>; 4]>, sev: &str, code: Op
     let (message, project) = split_project_suffix(raw.trim());
     let (message, help) = split_help_link(message);
     let [line, column, end_line, end_column] = location.unwrap_or_default();
+    // A line cut short after the colon still says what kind of problem it was.
+    let message = match message {
+        "" => code.map_or_else(|| sev.to_string(), |code| format!("{sev} {code}")),
+        message => clip(message, MAX_TEXT).into_owned(),
+    };
     Canonical {
         severity: if sev == "error" { Severity::Error } else { Severity::Warning },
         origin,
@@ -107,7 +112,7 @@ fn build(origin: String, location: Option<[Option<u32>; 4]>, sev: &str, code: Op
         end_line,
         end_column,
         code: code.map(str::to_string),
-        message: message.to_string(),
+        message,
         project: project.map(str::to_string),
         help: help.map(str::to_string),
         indented,

@@ -24,12 +24,13 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(slot: &mut Option<Counts>, more: Counts) {
+    /// Adds `more` to the totals in `slot`. Saturating: a log can print any number.
+    pub fn add(slot: &mut Option<Counts>, more: Counts) {
         let c = slot.get_or_insert_with(Counts::default);
-        c.passed += more.passed;
-        c.failed += more.failed;
-        c.skipped += more.skipped;
-        c.total += more.total;
+        c.passed = c.passed.saturating_add(more.passed);
+        c.failed = c.failed.saturating_add(more.failed);
+        c.skipped = c.skipped.saturating_add(more.skipped);
+        c.total = c.total.saturating_add(more.total);
     }
 }
 
@@ -107,17 +108,18 @@ impl Summaries {
         }
         if trimmed.starts_with("Tests run:") {
             let n = self.nunit2.get_or_insert_with(NUnit2::default);
-            n.run += count_after(trimmed, "Tests run:").unwrap_or(0);
-            n.errors += count_after(trimmed, "Errors:").unwrap_or(0);
-            n.failures += count_after(trimmed, "Failures:").unwrap_or(0);
-            n.inconclusive += count_after(trimmed, "Inconclusive:").unwrap_or(0);
+            let count = |label| count_after(trimmed, label).unwrap_or(0);
+            n.run = n.run.saturating_add(count("Tests run:"));
+            n.errors = n.errors.saturating_add(count("Errors:"));
+            n.failures = n.failures.saturating_add(count("Failures:"));
+            n.inconclusive = n.inconclusive.saturating_add(count("Inconclusive:"));
             return true;
         }
         if trimmed.starts_with("Not run:")
             && let Some(n) = &mut self.nunit2
         {
-            n.not_run += count_after(trimmed, "Not run:").unwrap_or(0);
-            n.invalid += count_after(trimmed, "Invalid:").unwrap_or(0);
+            n.not_run = n.not_run.saturating_add(count_after(trimmed, "Not run:").unwrap_or(0));
+            n.invalid = n.invalid.saturating_add(count_after(trimmed, "Invalid:").unwrap_or(0));
             return true;
         }
         if trimmed.starts_with("Test Count:") {
@@ -148,7 +150,8 @@ impl Summaries {
             None
         };
         if let Some(slot) = slot {
-            *slot += trimmed.split_once(':').and_then(|(_, n)| n.trim().parse::<u64>().ok()).unwrap_or(0);
+            let n = trimmed.split_once(':').and_then(|(_, n)| n.trim().parse::<u64>().ok()).unwrap_or(0);
+            *slot = slot.saturating_add(n);
             return true;
         }
         self.close_long_form();
@@ -159,7 +162,8 @@ impl Summaries {
         if let Some(form) = self.long_form.take() {
             let mut counts = form.counts;
             // `Total tests: Unknown` after a crash: the counts that were printed are all there is.
-            counts.total = form.total.unwrap_or(counts.passed + counts.failed + counts.skipped);
+            let printed = counts.passed.saturating_add(counts.failed).saturating_add(counts.skipped);
+            counts.total = form.total.unwrap_or(printed);
             Counts::add(&mut self.vstest_long, counts);
         }
     }
@@ -206,12 +210,12 @@ impl Summaries {
         self.close_long_form();
         self.close_mtp_block();
         let nunit2 = self.nunit2.map(|n| {
-            let failed = n.errors + n.failures + n.invalid;
+            let failed = n.errors.saturating_add(n.failures).saturating_add(n.invalid);
             Counts {
-                passed: n.run.saturating_sub(n.errors + n.failures + n.inconclusive),
+                passed: n.run.saturating_sub(n.errors.saturating_add(n.failures).saturating_add(n.inconclusive)),
                 failed,
                 skipped: n.not_run.saturating_sub(n.invalid),
-                total: n.run + n.not_run,
+                total: n.run.saturating_add(n.not_run),
             }
         });
         self.vstest.or(self.vstest_long).or(self.terminal_logger).or(self.mtp).or(self.nunit3).or(nunit2)

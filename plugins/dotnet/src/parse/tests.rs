@@ -5,7 +5,7 @@ use buildvise_plugin_api::testing::{parse_log, parse_streams};
 use buildvise_plugin_api::{LogRange, Stream};
 
 fn parser(tool: &str, cwd: &str) -> Box<dyn Parser> {
-    Box::new(DotnetParser::new(&ParseContext { tool: tool.into(), args: vec![], cwd: cwd.into() }))
+    Box::new(DotnetParser::new(&ParseContext::new(tool, cwd)))
 }
 
 fn build(log: &str, exit: i32) -> ParseResult {
@@ -56,7 +56,7 @@ Build FAILED.
     let first = &r.diagnostics[0];
     assert_eq!(first.message, "The name 'qty' does not exist in the current context");
     assert_eq!(first.column, Some(36));
-    assert_eq!(first.log_range, Some(LogRange { start: 2, end: 2 }));
+    assert_eq!(first.log_range, Some(LogRange::new(2, 2)));
     assert!(first.notes.is_empty());
     assert_eq!(r.summary, None);
     assert_eq!(r.success, None);
@@ -87,7 +87,7 @@ fn nuget_multi_line_messages_are_one_diagnostic_and_ci_noise_is_dropped() {
     assert_eq!((d.file.as_deref(), d.code.as_deref()), (Some("App/App.csproj"), Some("NU1605")));
     assert!(d.message.starts_with("Warning As Error: Detected package downgrade"), "{}", d.message);
     assert_eq!(d.notes, ["App -> Other 3.0.0 -> Pkg (>= 2.0.0)", "App -> Pkg (>= 1.0.0)"]);
-    assert_eq!(d.log_range, Some(LogRange { start: 1, end: 3 }));
+    assert_eq!(d.log_range, Some(LogRange::new(1, 3)));
 }
 
 #[test]
@@ -150,7 +150,7 @@ MSBUILD: error MSBUILD0000: Project file 'src/Api/Api.csproj' not found.
     );
     assert_eq!(r.diagnostics[0].notes, ["project: /p/Lib/Lib.csproj"]);
     assert_eq!(r.diagnostics[1].notes, ["switch: Nope.csproj"]);
-    assert_eq!(r.diagnostics[1].log_range, Some(LogRange { start: 2, end: 3 }));
+    assert_eq!(r.diagnostics[1].log_range, Some(LogRange::new(2, 3)));
 }
 
 #[test]
@@ -182,11 +182,11 @@ src/Program.cs(12,41): error CS0103: The name `itemName' does not exist in the c
 /usr/lib/mono/4.5/mscorlib.dll (Location of the symbol related to previous error)
 ";
     let stdout = "Compilation failed: 1 error(s), 1 warnings\n";
-    let end = RunEnd { exit_code: Some(1), ..RunEnd::default() };
+    let end = RunEnd::exited(1);
     let r = parse_streams(parser("dotnet.build", "/src"), stdout.as_bytes(), stderr.as_bytes(), &end);
     assert_eq!(r.diagnostics.len(), 2);
     assert_eq!(r.diagnostics[0].notes, ["related: src/Item.cs(8,23)"]);
-    assert_eq!(r.diagnostics[0].log_range, Some(LogRange { start: 2, end: 3 }));
+    assert_eq!(r.diagnostics[0].log_range, Some(LogRange::new(2, 3)));
     assert_eq!(r.diagnostics[1].notes, ["related: /usr/lib/mono/4.5/mscorlib.dll"]);
 }
 
@@ -249,7 +249,7 @@ Failed!  - Failed:     2, Passed:    14, Skipped:     1, Total:    17, Duration:
     assert_eq!(first.message, "Assert.Equal() Failure: Values differ");
     assert_eq!(first.notes, ["Expected: 90.00", "Actual:   100.00"]);
     assert_eq!((first.file.as_deref(), first.line), (Some("/src/O/tests/Orders.Tests/PricingTests.cs"), Some(25)));
-    assert_eq!(first.log_range, Some(LogRange { start: 5, end: 12 }));
+    assert_eq!(first.log_range, Some(LogRange::new(5, 12)));
     let second = &r.diagnostics[1];
     assert_eq!((second.file.as_deref(), second.line), (Some("/src/O/src/Orders/OrderService.cs"), Some(41)));
     assert_eq!(summary(&r), (14, 2, 1, 17, Some(0)));
@@ -262,7 +262,7 @@ fn xunit_fail_lines_stand_in_when_vstest_printed_no_details() {
 Failed!  - Failed:     1, Passed:     1, Skipped:     0, Total:     2, Duration: 29 ms - Lib.Tests.dll (net10.0)";
     let r = test(log, 1);
     assert_eq!(r.failed_tests, ["Lib.Tests.CalcTests.AddFails"]);
-    assert_eq!(r.diagnostics[0].log_range, Some(LogRange { start: 1, end: 1 }));
+    assert_eq!(r.diagnostics[0].log_range, Some(LogRange::new(1, 1)));
 }
 
 #[test]
@@ -346,7 +346,7 @@ Build failed with 2 error(s) in 2.1s
     assert_eq!(d.code.as_deref(), Some("TESTERROR"));
     assert_eq!(d.message, "Assert.True() Failure");
     assert_eq!((d.file.as_deref(), d.line), (Some("/src/MyTests/UnitTest1.cs"), Some(28)));
-    assert_eq!(d.log_range, Some(LogRange { start: 2, end: 7 }));
+    assert_eq!(d.log_range, Some(LogRange::new(2, 7)));
     assert_eq!(summary(&r), (3, 2, 0, 5, Some(0)));
 }
 
@@ -417,7 +417,7 @@ fn trx_artifact_fills_in_what_the_console_lacks() {
 </Results></TestRun>\r\n",
     )
     .unwrap();
-    let end = RunEnd { exit_code: Some(1), artifacts: vec![trx.to_string_lossy().into_owned()], ..RunEnd::default() };
+    let end = RunEnd::exited(1).with_artifacts(vec![trx.to_string_lossy().into_owned()]);
     let r = parse_streams(parser("dotnet.test", "/src"), b"", b"", &end);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(r.failed_tests, ["T.Fails"]);
@@ -452,10 +452,45 @@ fn odd_input_never_panics() {
         b"2026-01-29T20:02:11.9846651Z",
     ];
     for (i, bytes) in lines.iter().enumerate() {
-        p.feed(Line { stream: Stream::Stdout, number: 100 - i as u64, bytes });
+        p.feed(Line::new(Stream::Stdout, 100 - i as u64, bytes));
     }
     let huge = "x".repeat(2 * 1024 * 1024) + ": error CS1: y";
-    p.feed(Line { stream: Stream::Stderr, number: 1, bytes: huge.as_bytes() });
-    let r = p.finish(&RunEnd { exit_code: Some(1), artifacts: vec!["/nonexistent/x.trx".into()], ..RunEnd::default() });
+    p.feed(Line::new(Stream::Stderr, 1, huge.as_bytes()));
+    let r = p.finish(&RunEnd::exited(1).with_artifacts(vec!["/nonexistent/x.trx".into()]));
     assert!(r.diagnostics.iter().all(|d| !d.message.is_empty()));
+}
+
+#[test]
+fn text_is_bounded_and_a_cut_line_still_names_its_problem() {
+    let long = "ü".repeat(40_000);
+    let log = format!(
+        "/src/Inv/A.cs(14,25): error CS0029:\n/src/Inv/B.cs(3,1): warning : [/src/Inv/Inv.csproj]\n\
+         /src/Inv/C.cs(1,1): error CS1002: {long}\n\
+         /w/App/App.csproj : error NU1605: Detected package downgrade [/w/App.sln]\n\
+         /w/App/App.csproj : error NU1605:  {long}\n\
+         /sdk/Sdk.targets(166,5): error NETSDK1045: SDK too old [/src/{long}.csproj]\n"
+    );
+    let r = build(&log, 1);
+    let messages: Vec<&str> = r.diagnostics.iter().take(2).map(|d| d.message.as_str()).collect();
+    assert_eq!(messages, ["error CS0029", "warning"]);
+    assert!(r.diagnostics[2].message.len() <= MAX_TEXT + "…".len());
+    assert!(r.diagnostics[3].notes[0].len() <= MAX_TEXT + "…".len());
+    assert!(r.diagnostics[4].notes[0].len() <= "project: ".len() + MAX_TEXT + "…".len());
+    let crash =
+        format!("The active test run was aborted. Reason: {long}\nThe test running when the crash occurred:\n{long}\n");
+    let r = test(&crash, 1);
+    assert!(r.diagnostics[0].message.len() <= MAX_TEXT + "…".len());
+    assert!(r.diagnostics[0].test.as_ref().is_some_and(|t| t.len() <= MAX_TEXT + "…".len()));
+}
+
+#[test]
+fn counts_printed_past_u64_saturate() {
+    let max = u64::MAX;
+    let line =
+        format!("Failed!  - Failed: {max}, Passed: {max}, Skipped: 1, Total: {max}, Duration: 1 s - A.dll (net8.0)\n");
+    assert_eq!(summary(&test(&line.repeat(2), 1)), (max, max, 2, max, Some(0)));
+    let nunit = format!("Tests run: {max}, Errors: {max}, Failures: 1, Inconclusive: 0, Time: 0.1 seconds\n");
+    assert_eq!(summary(&test(&format!("{nunit}{nunit}  Not run: {max}, Invalid: 1\n"), 1)).3, max);
+    let long_form = format!("Total tests: Unknown\n     Passed: {max}\n     Failed: {max}\n Total time: 1 Seconds\n");
+    assert_eq!(summary(&test(&long_form, 1)), (max, max, 0, max, Some(0)));
 }

@@ -1,6 +1,10 @@
 //! Small text helpers shared by the format parsers: prefixes to drop, indentation, `Key: N`
 //! counters and stack-frame locations.
 
+/// Longest message or note kept, in bytes: a test may print a whole document as its message,
+/// and a build tool a line of any length.
+pub const MAX_TEXT: usize = 2000;
+
 /// Drops a GitHub Actions timestamp (`2026-01-29T20:02:11.9846651Z `) that CI logs put before
 /// every line.
 pub fn strip_ci_timestamp(text: &str) -> &str {
@@ -41,28 +45,25 @@ pub fn count_after(text: &str, key: &str) -> Option<u64> {
 pub fn frame_location(text: &str) -> Option<(&str, u32)> {
     let frame = strip_list_number(text.trim());
     let frame = frame.strip_prefix("at ")?;
+    // The path runs from a ` in ` to the frame's last `:line ` (else its last `:`), and the line
+    // number follows. Both ends are found once: searching the rest of the line again after every
+    // ` in ` made a long line quadratic.
+    let number_at = |marker: usize, len: usize| (marker, frame[marker + len..].trim().parse::<u32>().ok());
+    let line_marker = frame.rfind(":line ").map(|i| number_at(i, ":line ".len()));
+    let colon = frame.rfind(':').map(|i| number_at(i, 1));
     let mut from = 0;
     while let Some(found) = frame[from..].find(" in ") {
-        let rest = frame[from + found + 4..].trim_end();
-        if let Some(location) = split_path_line(rest) {
-            return Some(location);
+        let start = from + found + 4;
+        let end = line_marker.filter(|(i, _)| *i >= start).or(colon.filter(|(i, _)| *i >= start));
+        if let Some((end, Some(line))) = end {
+            let path = frame[start..end].trim();
+            if line != 0 && !path.is_empty() && !path.starts_with('<') {
+                return Some((path, line));
+            }
         }
-        from += found + 4;
+        from = start;
     }
     None
-}
-
-fn split_path_line(rest: &str) -> Option<(&str, u32)> {
-    let (path, number) = match rest.rfind(":line ") {
-        Some(i) => (&rest[..i], &rest[i + 6..]),
-        None => rest.rsplit_once(':')?,
-    };
-    let line: u32 = number.trim().parse().ok()?;
-    let path = path.trim();
-    if line == 0 || path.is_empty() || path.starts_with('<') {
-        return None;
-    }
-    Some((path, line))
 }
 
 /// Drops the `1)` that NUnit's adapter puts before a repeated stack trace.
@@ -137,6 +138,10 @@ mod tests {
         assert_eq!(frame_location("at X.Y (System.Object o) [0x0007c] in <12b418a7>:0"), None);
         assert_eq!(frame_location("at System.Linq.Enumerable.First()"), None);
         assert_eq!(frame_location("    at A.B(String in) in T.cs:915"), Some(("T.cs", 915)));
+        // The first ` in ` that leaves a path wins; each looks for the number at the frame's end.
+        assert_eq!(frame_location("at A.B() in <x> in /src/a.cs:line 7"), Some(("/src/a.cs", 7)));
+        assert_eq!(frame_location("at A.B() in <x>:line 7 in T.cs:9"), Some(("T.cs", 9)));
+        assert_eq!(frame_location("at A.B() in T.cs:line x"), None);
     }
 
     #[test]

@@ -82,13 +82,8 @@ impl Recogniser for Jest {
             self.flush(sink);
             let counts = parse_counts(counts.split(','));
             let get = |k: &str| counts.iter().find(|(w, _)| *w == k).map_or(0, |(_, n)| *n);
-            sink.add_summary(TestSummary {
-                passed: get("passed"),
-                failed: get("failed"),
-                skipped: get("skipped") + get("todo") + get("pending"),
-                total: get("total"),
-                ..TestSummary::default()
-            });
+            let skipped = get("skipped").saturating_add(get("todo")).saturating_add(get("pending"));
+            sink.add_summary(TestSummary::new(get("passed"), get("failed"), skipped, get("total")));
             return true;
         }
         if trimmed.starts_with("Test Suites:") || trimmed.starts_with("Summary of all failing tests") {
@@ -112,7 +107,7 @@ impl Recogniser for Jest {
                 block.frame = number("line").map(|l| frames::Frame {
                     file: caps["file"].to_string(),
                     line: l,
-                    column: number("col").map(|c| c + 1),
+                    column: number("col").and_then(|c| c.checked_add(1)),
                 });
             }
         } else if block.frame.is_none() && line.starts_with("at ") {
@@ -225,6 +220,15 @@ Tests:       0 total\n";
         assert_eq!(errs.len(), 1);
         assert_eq!((errs[0].code.as_deref(), errs[0].line, errs[0].test.as_deref()), (Some("TS2322"), Some(5), None));
         assert_eq!(result.summary.map(|s| s.total), Some(0));
+    }
+
+    #[test]
+    fn babel_column_past_u32_is_dropped() {
+        let log = "FAIL test/a.test.js\n\x20 \u{25cf} Test suite failed to run\n\n\
+\x20   SyntaxError: /abs/src/a.js: Unexpected token (7:4294967295)\n\nTests:       0 total\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!((errs[0].line, errs[0].column), (Some(7), None));
     }
 
     #[test]

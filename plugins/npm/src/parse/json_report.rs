@@ -121,13 +121,12 @@ impl Report {
             }
         }
         if !had_summary {
-            sink.add_summary(TestSummary {
-                passed: self.num_passed_tests,
-                failed: self.num_failed_tests,
-                skipped: self.num_pending_tests + self.num_todo_tests,
-                total: self.num_total_tests,
-                ..TestSummary::default()
-            });
+            sink.add_summary(TestSummary::new(
+                self.num_passed_tests,
+                self.num_failed_tests,
+                self.num_pending_tests.saturating_add(self.num_todo_tests),
+                self.num_total_tests,
+            ));
         }
     }
 }

@@ -119,8 +119,8 @@ impl Mocha {
 
     fn end_summary(&mut self, sink: &mut Sink) {
         if let Some([passed, skipped, failed]) = self.counts.take() {
-            let total = passed + skipped + failed;
-            sink.add_summary(TestSummary { passed, failed, skipped, total, ..TestSummary::default() });
+            let total = passed.saturating_add(skipped).saturating_add(failed);
+            sink.add_summary(TestSummary::new(passed, failed, skipped, total));
         }
     }
 }

@@ -107,7 +107,7 @@ impl Parser for NpmParser {
         self.offer(&ln);
     }
 
-    fn finish(mut self: Box<Self>, end: &RunEnd) -> ParseResult {
+    fn finish(&mut self, end: &RunEnd) -> ParseResult {
         self.npm.flush(&mut self.sink);
         self.flush_tools();
         let mut reports = std::mem::take(&mut self.reports);
@@ -116,9 +116,8 @@ impl Parser for NpmParser {
             report.apply(&mut self.sink);
         }
         self.vitest.add_unreported(&mut self.sink);
-        let NpmParser { sink, .. } = *self;
-        let (diagnostics, summary, failed_tests) = sink.finish();
-        ParseResult { success: None, diagnostics, summary, failed_tests }
+        let (diagnostics, summary, failed_tests) = std::mem::take(&mut self.sink).finish();
+        ParseResult::new(diagnostics).with_summary(summary).with_failed_tests(failed_tests)
     }
 }
 
@@ -151,7 +150,7 @@ pub mod tests {
     use buildvise_plugin_api::{Diagnostic, ParseContext, ParseResult, RunEnd, Severity};
 
     fn parser(cwd: &str) -> Box<NpmParser> {
-        Box::new(NpmParser::new(&ParseContext { tool: "npm.test".into(), args: Vec::new(), cwd: cwd.into() }))
+        Box::new(NpmParser::new(&ParseContext::new("npm.test", cwd)))
     }
 
     pub fn parse_in(log: &str, exit_code: i32, cwd: &str) -> ParseResult {
@@ -163,7 +162,7 @@ pub mod tests {
     }
 
     pub fn parse_split(stdout: &str, stderr: &str, exit_code: i32) -> ParseResult {
-        let end = RunEnd { exit_code: Some(exit_code), ..RunEnd::default() };
+        let end = RunEnd::exited(exit_code);
         parse_streams(parser("/nonexistent/project"), stdout.as_bytes(), stderr.as_bytes(), &end)
     }
 

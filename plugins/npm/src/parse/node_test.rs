@@ -75,13 +75,8 @@ impl Recogniser for NodeTest {
         self.repeats = false;
         if let [Some(tests), pass, fail, cancelled, skipped, todo] = std::mem::take(&mut self.counts) {
             let get = |n: Option<u64>| n.unwrap_or(0);
-            sink.add_summary(TestSummary {
-                passed: get(pass),
-                failed: get(fail) + get(cancelled),
-                skipped: get(skipped) + get(todo),
-                total: tests,
-                ..TestSummary::default()
-            });
+            let (failed, skipped) = (get(fail).saturating_add(get(cancelled)), get(skipped).saturating_add(get(todo)));
+            sink.add_summary(TestSummary::new(get(pass), failed, skipped, tests));
         }
     }
 }

@@ -144,7 +144,11 @@ impl Npm {
             return;
         }
         match &block.headline {
-            None => block.headline = Some(strip_category(trimmed, block.code.as_deref()).to_string()),
+            // A line with only the category word (`npm error 404`) says nothing yet.
+            None => {
+                let headline = strip_category(trimmed, block.code.as_deref());
+                block.headline = (!headline.is_empty()).then(|| headline.to_string());
+            }
             Some(_) if block.notes.len() < MAX_NOTES && !trimmed.starts_with("For a full report see") => {
                 let note = strip_category(trimmed, block.code.as_deref());
                 if !note.is_empty() && !note.starts_with('/') {
@@ -283,6 +287,15 @@ npm error A complete log of this run can be found in: /home/u/.npm/_logs/x-debug
             errs[0].message
         );
         assert_eq!(errs[0].log_range.map(|r| (r.start, r.end)), Some((1, 5)));
+    }
+
+    #[test]
+    fn a_category_word_alone_is_no_headline() {
+        let log = "npm error code E404\nnpm error 404\nnpm error 404  'lefpad@*' is not in this registry.\n";
+        let result = parse(log, 1);
+        assert_eq!(errors(&result)[0].message, "'lefpad@*' is not in this registry.");
+        let result = parse("npm error code E404\nnpm error 404\n", 1);
+        assert_eq!(errors(&result)[0].message, "npm error E404");
     }
 
     #[test]

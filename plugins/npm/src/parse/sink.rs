@@ -5,16 +5,29 @@
 //! later (npm's `workspace`/`location` lines come after the output, on stderr), so relative paths
 //! are kept with the package they were printed under and resolved in [`Sink::finish`].
 
-use buildvise_plugin_api::{Diagnostic, DiagnosticSet, TestSummary, relative_to};
-use std::collections::HashSet;
+use buildvise_plugin_api::{Diagnostic, DiagnosticSet, Severity, TestSummary, clip, relative_to};
+use std::collections::{HashMap, HashSet};
 
-/// A package whose scripts printed output: its id from the banner (`web@1.0.0`) and, once known,
-/// its absolute folder.
+/// Longest message or note kept, in bytes: far above any real one (a tsc message naming two big
+/// types), far below a line of minified code.
+const MAX_TEXT: usize = 2000;
+
+/// What a diagnostic with no text says instead (when it has no code either).
+fn severity_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        _ => "info",
+    }
+}
+
+/// A package whose scripts printed output (its id from the banner, `web@1.0.0`, is its key in
+/// [`Sink::package_ids`]): once known, its absolute folder.
 struct Package {
-    id: String,
     location: Option<String>,
 }
 
+#[derive(Default)]
 pub struct Sink {
     cwd: String,
     /// `workspaces` entries of the root package.json, to place a workspace folder printed with an
@@ -25,6 +38,9 @@ pub struct Sink {
     failed_seen: HashSet<String>,
     summary: Option<TestSummary>,
     packages: Vec<Package>,
+    /// Where each package id is in `packages`: a script that runs in many workspaces prints a
+    /// banner for each.
+    package_ids: HashMap<String, usize>,
     current: Option<usize>,
 }
 
@@ -38,6 +54,7 @@ impl Sink {
             failed_seen: HashSet::new(),
             summary: None,
             packages: Vec::new(),
+            package_ids: HashMap::new(),
             current: None,
         }
     }
@@ -48,8 +65,19 @@ impl Sink {
         self.items.len()
     }
 
-    /// Adds a diagnostic whose `file`, if any, is as the tool printed it.
+    /// Adds a diagnostic whose `file`, if any, is as the tool printed it. Every recogniser's
+    /// diagnostics pass here, so this is where text is bounded: a script can print a line of any
+    /// length, or a message with no text at all.
     pub fn push(&mut self, mut diagnostic: Diagnostic) {
+        diagnostic.test = diagnostic.test.filter(|t| !t.trim().is_empty());
+        if diagnostic.message.trim().is_empty() {
+            diagnostic.message = diagnostic.code.clone().unwrap_or_else(|| severity_word(diagnostic.severity).into());
+        }
+        for text in std::iter::once(&mut diagnostic.message).chain(&mut diagnostic.notes) {
+            if text.len() > MAX_TEXT {
+                *text = clip(text, MAX_TEXT).into_owned();
+            }
+        }
         let mut package = None;
         if let Some(file) = diagnostic.file.take().filter(|f| !f.trim().is_empty()) {
             let file = file.strip_prefix("file://").unwrap_or(&file);
@@ -65,7 +93,8 @@ impl Sink {
 
     /// Records a failed test's name, once.
     pub fn failed_test(&mut self, name: &str) {
-        if self.failed_seen.insert(name.to_string()) {
+        // A test is known by its name; a runner's line cut before it names none.
+        if !name.trim().is_empty() && self.failed_seen.insert(name.to_string()) {
             self.failed_tests.push(name.to_string());
         }
     }
@@ -78,13 +107,14 @@ impl Sink {
         self.summary.is_some()
     }
 
-    /// Adds one runner's counts; several runs in one script (workspaces) add up.
+    /// Adds one runner's counts; several runs in one script (workspaces) add up. Saturating: a
+    /// log can print any number.
     pub fn add_summary(&mut self, counts: TestSummary) {
         let total = self.summary.get_or_insert_with(TestSummary::default);
-        total.passed += counts.passed;
-        total.failed += counts.failed;
-        total.skipped += counts.skipped;
-        total.total += counts.total;
+        total.passed = total.passed.saturating_add(counts.passed);
+        total.failed = total.failed.saturating_add(counts.failed);
+        total.skipped = total.skipped.saturating_add(counts.skipped);
+        total.total = total.total.saturating_add(counts.total);
     }
 
     /// npm's banner: the output that follows comes from the scripts of package `id`.
@@ -112,13 +142,10 @@ impl Sink {
     }
 
     fn package_index(&mut self, id: &str) -> usize {
-        match self.packages.iter().position(|p| p.id == id) {
-            Some(i) => i,
-            None => {
-                self.packages.push(Package { id: id.to_string(), location: None });
-                self.packages.len() - 1
-            }
-        }
+        *self.package_ids.entry(id.to_string()).or_insert_with(|| {
+            self.packages.push(Package { location: None });
+            self.packages.len() - 1
+        })
     }
 
     /// The package folder relative to the cwd: under it, or, for a path from another machine,
@@ -182,6 +209,32 @@ mod tests {
         sink.set_location("@shop/api@2.0.0", "/elsewhere/shop/packages/api");
         let (diagnostics, _, _) = sink.finish();
         assert_eq!(diagnostics[0].file.as_deref(), Some("packages/api/src/a.ts"));
+    }
+
+    #[test]
+    fn text_is_bounded_and_never_empty() {
+        let mut sink = Sink::new("/repo", Vec::new());
+        let long = "é".repeat(MAX_TEXT);
+        sink.push(Diagnostic::error(long.as_str()).with_notes(vec![long.clone(), "short".into()]));
+        sink.push(Diagnostic::warning("  ").with_code("default-case"));
+        sink.push(Diagnostic::error("").with_test(" "));
+        sink.failed_test(" ");
+        let (diagnostics, _, failed) = sink.finish();
+        assert!(failed.is_empty());
+        assert_eq!(diagnostics[2].test, None);
+        assert!(diagnostics[0].message.len() <= MAX_TEXT + "…".len());
+        assert!(diagnostics[0].notes[0].len() <= MAX_TEXT + "…".len());
+        assert_eq!(diagnostics[0].notes[1], "short");
+        assert_eq!(diagnostics[1].message, "default-case");
+        assert_eq!(diagnostics[2].message, "error");
+    }
+
+    #[test]
+    fn counts_printed_past_u64_saturate() {
+        let mut sink = Sink::new("/repo", Vec::new());
+        sink.add_summary(TestSummary::new(u64::MAX, 1, 0, u64::MAX));
+        sink.add_summary(TestSummary::new(2, 1, 0, 3));
+        assert_eq!(sink.summary, Some(TestSummary::new(u64::MAX, 2, 0, u64::MAX)));
     }
 
     #[test]

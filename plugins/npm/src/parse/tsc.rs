@@ -45,7 +45,7 @@ impl Recogniser for Tsc {
                     diagnostic.notes.push(text.trim().to_string());
                 }
                 let start = diagnostic.log_range.map_or(ln.number, |r| r.start);
-                diagnostic.log_range = Some(buildvise_plugin_api::LogRange { start, end: ln.number.max(start) });
+                diagnostic.log_range = Some(buildvise_plugin_api::LogRange::new(start, ln.number));
                 return true;
             }
             self.flush(sink);

@@ -203,8 +203,8 @@ fn summary(counts: &str) -> TestSummary {
     };
     let counts = parse_counts(parts.split('|'));
     let get = |k: &str| counts.iter().find(|(w, _)| *w == k).map_or(0, |(_, n)| *n);
-    let (passed, failed, skipped) = (get("passed"), get("failed"), get("skipped") + get("todo"));
-    TestSummary { passed, failed, skipped, total: total.unwrap_or(passed + failed + skipped), ..TestSummary::default() }
+    let (passed, failed, skipped) = (get("passed"), get("failed"), get("skipped").saturating_add(get("todo")));
+    TestSummary::new(passed, failed, skipped, total.unwrap_or(passed.saturating_add(failed).saturating_add(skipped)))
 }
 
 #[cfg(test)]

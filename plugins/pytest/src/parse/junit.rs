@@ -89,7 +89,8 @@ pub fn read(xml: &str) -> Report {
             Event::Start(e) | Event::Empty(e) if e.local_name().as_ref() == "testsuite" => {
                 let sums = totals.get_or_insert([0; 4]);
                 for (i, key) in ["tests", "failures", "errors", "skipped"].iter().enumerate() {
-                    sums[i] += attr(&e, key).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
+                    let n = attr(&e, key).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
+                    sums[i] = sums[i].saturating_add(n);
                 }
             }
             Event::Start(e) if e.local_name().as_ref() == "testcase" => open = Some(open_case(&e)),
@@ -131,13 +132,11 @@ pub fn read(xml: &str) -> Report {
             _ => {}
         }
     }
-    report.summary = totals.map(|[tests, failures, errors, skipped]| TestSummary {
-        passed: tests.saturating_sub(failures + errors + skipped),
-        failed: failures,
-        skipped,
-        total: tests,
-        errors: Some(errors),
-        ..TestSummary::default()
+    report.summary = totals.map(|[tests, failures, errors, skipped]| {
+        let passed = tests.saturating_sub(failures.saturating_add(errors).saturating_add(skipped));
+        let mut summary = TestSummary::new(passed, failures, skipped, tests);
+        summary.errors = Some(errors);
+        summary
     });
     report
 }
@@ -236,6 +235,14 @@ tests/conftest.py:4: OSError</error><system-out>tests/fake.py:1: ValueError</sys
             "tests.test_units.TestMeters.test_cm[1.5]"
         );
         assert_eq!(node_key("tests/test_broken.py"), "tests.test_broken");
+    }
+
+    #[test]
+    fn suite_counts_past_u64_saturate() {
+        let suite =
+            r#"<testsuite tests="18446744073709551615" failures="18446744073709551615" errors="1" skipped="0"/>"#;
+        let s = read(&format!("<testsuites>{suite}{suite}</testsuites>")).summary.expect("counts");
+        assert_eq!((s.passed, s.failed, s.total), (0, u64::MAX, u64::MAX));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! summary, `-v` progress lines or the JUnit report, and are matched to the sections in
 //! [`PytestParser::finish`], once everything has been read.
 
+mod ids;
 mod junit;
 mod summary;
 mod text;
@@ -20,7 +21,8 @@ use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, Progress, RunEnd, Severity, Stream,
     TestSummary, is_absolute, relative_to,
 };
-use std::collections::{HashMap, HashSet};
+use ids::SuffixIndex;
+use std::collections::{HashMap, HashSet, VecDeque};
 use summary::{Entry, Outcome};
 use text::{clip, leading_exception, sep_title};
 use traceback::{Reading, Traceback};
@@ -42,8 +44,9 @@ impl PytestParser {
 impl Parser for PytestParser {
     fn feed(&mut self, line: Line<'_>) {
         let lane = match line.stream {
-            Stream::Stdout => &mut self.lanes[0],
             Stream::Stderr => &mut self.lanes[1],
+            // Stdout, and any stream a later API adds (such a tag reads as stdout on the wire).
+            _ => &mut self.lanes[0],
         };
         lane.feed(&line.text(), line.number, &mut self.found);
     }
@@ -51,15 +54,14 @@ impl Parser for PytestParser {
     fn progress(&self) -> Progress {
         let found = &self.found;
         let open = self.lanes.iter().filter(|l| l.section.as_ref().is_some_and(|s| s.kind != Kind::Ignored)).count();
-        Progress {
-            errors: (found.sections.len() + open + found.errors.len()) as u64,
-            warnings: found.warnings.len() as u64,
-            tests: found.tests_done,
-            activity: None,
-        }
+        Progress::new(
+            (found.sections.len() + open + found.errors.len()) as u64,
+            found.warnings.len() as u64,
+            found.tests_done,
+        )
     }
 
-    fn finish(mut self: Box<Self>, end: &RunEnd) -> ParseResult {
+    fn finish(&mut self, end: &RunEnd) -> ParseResult {
         for lane in &mut self.lanes {
             lane.close(&mut self.found);
         }
@@ -68,7 +70,7 @@ impl Parser for PytestParser {
             let report = junit::read(&String::from_utf8_lossy(&bytes));
             (report.summary.is_some()).then_some(report)
         });
-        Assembly::new(&self.cwd, self.found, junit.unwrap_or_default()).run()
+        Assembly::new(&self.cwd, std::mem::take(&mut self.found), junit.unwrap_or_default()).run()
     }
 }
 
@@ -113,6 +115,7 @@ struct Report {
 impl Reported {
     fn add(&mut self, outcome: Outcome, id: &str, message: Option<&str>, line: u64) {
         let id = id.trim();
+        let message = message.filter(|m| !m.trim().is_empty());
         if id.is_empty() {
             return;
         }
@@ -354,7 +357,9 @@ fn internal_error(rest: &str, n: u64, found: &mut Found) {
             if let Some(h) = headline {
                 d.message = h;
             }
-            d.log_range = d.log_range.map(|r| buildvise_plugin_api::LogRange { start: r.start, end: n });
+            if let Some(range) = &mut d.log_range {
+                range.end = n;
+            }
         }
         (None, headline) => {
             let d = Diagnostic::error(headline.unwrap_or_else(|| "pytest internal error".to_string()));
@@ -377,11 +382,29 @@ struct Assembly<'a> {
     /// JUnit keys of the tests a diagnostic now describes.
     covered_keys: HashSet<String>,
     failed_tests: Vec<String>,
+    /// The reported ids, failed then errored, by their trailing segments (see [`Self::resolve`]).
+    reported_ids: [SuffixIndex; 2],
+    /// The JUnit cases' guessed node ids, and the same by their trailing segments.
+    junit_ids: Vec<String>,
+    junit_index: SuffixIndex,
+    /// JUnit cases by key, in report order, for the reports no section explained.
+    junit_by_key: HashMap<String, VecDeque<usize>>,
 }
 
 impl<'a> Assembly<'a> {
     fn new(cwd: &'a str, found: Found, junit: junit::Report) -> Self {
         let foreign_root = found.rootdir.clone().filter(|root| is_foreign(root, cwd));
+        let mut reported_ids = [SuffixIndex::default(), SuffixIndex::default()];
+        for (i, r) in found.reported.items.iter().enumerate() {
+            reported_ids[outcome_slot(r.outcome)].insert(&r.id, i);
+        }
+        let junit_ids: Vec<String> = junit.cases.iter().map(junit::Case::guessed_id).collect();
+        let mut junit_index = SuffixIndex::default();
+        let mut junit_by_key: HashMap<String, VecDeque<usize>> = HashMap::new();
+        for (i, case) in junit.cases.iter().enumerate() {
+            junit_index.insert(&junit_ids[i], i);
+            junit_by_key.entry(case.key()).or_default().push_back(i);
+        }
         Assembly {
             cwd,
             foreign_root,
@@ -391,12 +414,16 @@ impl<'a> Assembly<'a> {
             covered: HashSet::new(),
             covered_keys: HashSet::new(),
             failed_tests: Vec::new(),
+            reported_ids,
+            junit_ids,
+            junit_index,
+            junit_by_key,
         }
     }
 
     fn run(mut self) -> ParseResult {
         for d in std::mem::take(&mut self.found.errors) {
-            self.diagnostics.push(d);
+            self.push(d);
         }
         for section in std::mem::take(&mut self.found.sections) {
             self.section(section);
@@ -405,19 +432,16 @@ impl<'a> Assembly<'a> {
         self.unexplained_junit_cases();
         for d in std::mem::take(&mut self.found.warnings).into_iter().chain(std::mem::take(&mut self.found.infos)) {
             let d = self.relative(d);
-            self.diagnostics.push(d);
+            self.push(d);
         }
         let reported_failed = self.found.reported.items.iter().filter(|r| r.outcome == Outcome::Failed);
         let mut failed_tests = std::mem::take(&mut self.failed_tests);
         failed_tests.extend(reported_failed.map(|r| r.id.clone()));
         let mut seen = HashSet::new();
         failed_tests.retain(|id| seen.insert(id.clone()));
-        ParseResult {
-            success: None,
-            diagnostics: self.diagnostics.into_vec(),
-            summary: self.found.summary.or(self.junit.summary),
-            failed_tests,
-        }
+        ParseResult::new(self.diagnostics.into_vec())
+            .with_summary(self.found.summary.or(self.junit.summary))
+            .with_failed_tests(failed_tests)
     }
 
     fn section(&mut self, section: Finished) {
@@ -463,31 +487,53 @@ impl<'a> Assembly<'a> {
             d.notes.insert(0, note);
         }
         d.test = test;
-        self.diagnostics.push(d);
+        self.push(d);
     }
 
     /// The node id for a section title: the first not yet used id, among those reported with the
-    /// same outcome (then the other), that ends with the title's test path.
+    /// same outcome (then the other), then in the JUnit report, that ends with the title's test
+    /// path. Looked up in the indexes, since every section asks: a scan of every id per section
+    /// made a run with 100 000 failures take minutes.
     fn resolve(&mut self, name: &str, outcome: Outcome) -> String {
         let tail = title_to_tail(name);
-        let suffix = format!("::{tail}");
-        let fits = |id: &str| id == tail || id.ends_with(&suffix);
         let other = if outcome == Outcome::Failed { Outcome::Error } else { Outcome::Failed };
-        let junit_ids = self.junit.cases.iter().map(junit::Case::guessed_id).collect::<Vec<_>>();
-        // Subtests share their test's id, so an id already used is still better than none.
-        for allow_used in [false, true] {
-            let free = |id: &str| allow_used || !self.covered.contains(&(outcome, id.to_string()));
-            for wanted in [outcome, other] {
-                let hit = self.found.reported.items.iter().find(|r| r.outcome == wanted && fits(&r.id) && free(&r.id));
-                if let Some(r) = hit {
-                    return r.id.clone();
-                }
-            }
-            if let Some(id) = junit_ids.iter().find(|id| fits(id) && free(id)) {
-                return id.clone();
+        let Assembly { found, covered, reported_ids, junit_ids, junit_index, .. } = self;
+        let reports = &found.reported.items;
+        // Ids only ever become used, as `first_unused` requires: `covered` only grows.
+        let used = |id: &str| covered.contains(&(outcome, id.to_string()));
+        for wanted in [outcome, other] {
+            let index = &mut reported_ids[outcome_slot(wanted)];
+            if let Some(i) = index.first_unused(&tail, outcome, |i| used(&reports[i].id)) {
+                return reports[i].id.clone();
             }
         }
-        tail
+        if let Some(i) = junit_index.first_unused(&tail, outcome, |i| used(&junit_ids[i])) {
+            return junit_ids[i].clone();
+        }
+        // Subtests share their test's id, so an id already used is still better than none.
+        for wanted in [outcome, other] {
+            if let Some(&i) = reported_ids[outcome_slot(wanted)].ending_with(&tail).first() {
+                return reports[i].id.clone();
+            }
+        }
+        junit_index.ending_with(&tail).first().map_or(tail, |&i| junit_ids[i].clone())
+    }
+
+    /// Adds a diagnostic. A line cut short can leave one without text (`SKIPPED [1] t.py:3: `, a
+    /// warning entry that ends at its category), which then says what kind of report it was, or
+    /// name a blank file or test (`XPASS `), which it then does not name.
+    fn push(&mut self, mut d: Diagnostic) {
+        d.file = d.file.filter(|f| !f.trim().is_empty());
+        d.test = d.test.filter(|t| !t.trim().is_empty());
+        if d.message.trim().is_empty() {
+            d.message = match (&d.code, d.severity) {
+                (Some(code), _) => code.clone(),
+                (None, Severity::Error) => "error".to_string(),
+                (None, Severity::Warning) => "warning".to_string(),
+                (None, _) => "info".to_string(),
+            };
+        }
+        self.diagnostics.push(d);
     }
 
     fn cover(&mut self, outcome: Outcome, id: &str) {
@@ -503,12 +549,12 @@ impl<'a> Assembly<'a> {
             if self.covered.contains(&(r.outcome, r.id.clone())) {
                 continue;
             }
-            let key = junit::node_key(&r.id);
-            let case = self.junit.cases.iter().position(|c| c.key() == key);
+            // The case taken stays in the report, but `cover` below marks its key as described.
+            let case = self.junit_by_key.get_mut(&junit::node_key(&r.id)).and_then(VecDeque::pop_front);
             let is_test = r.id.contains("::");
             let mut d = match case {
                 Some(i) => {
-                    let reading = self.junit.cases.swap_remove(i).reading;
+                    let reading = std::mem::take(&mut self.junit.cases[i].reading);
                     self.diagnostic_of(reading, outcome_word(r.outcome))
                 }
                 None => {
@@ -531,7 +577,7 @@ impl<'a> Assembly<'a> {
                 self.failed_tests.push(r.id.clone());
             }
             self.cover(r.outcome, &r.id);
-            self.diagnostics.push(d);
+            self.push(d);
         }
         self.found.reported.items = reports;
     }
@@ -551,7 +597,7 @@ impl<'a> Assembly<'a> {
             if case.outcome == junit::CaseOutcome::Failure {
                 self.failed_tests.push(id);
             }
-            self.diagnostics.push(d);
+            self.push(d);
         }
     }
 
@@ -579,6 +625,14 @@ impl<'a> Assembly<'a> {
             Some(root) if is_absolute(&rel) => relative_to(&rel, root),
             _ => rel,
         }
+    }
+}
+
+/// Where an outcome's ids are in [`Assembly::reported_ids`].
+fn outcome_slot(outcome: Outcome) -> usize {
+    match outcome {
+        Outcome::Failed => 0,
+        Outcome::Error => 1,
     }
 }
 
@@ -627,7 +681,7 @@ mod tests {
     type Counts = (u64, u64, u64, Option<u64>, Option<u64>, Option<u64>, u64);
 
     fn parser() -> Box<dyn Parser> {
-        Box::new(PytestParser::new(&ParseContext { tool: "pytest.run".into(), args: vec![], cwd: CWD.into() }))
+        Box::new(PytestParser::new(&ParseContext::new("pytest.run", CWD)))
     }
 
     fn errors(r: &ParseResult) -> Vec<&Diagnostic> {
@@ -825,7 +879,7 @@ tests/conftest.py:5: in <module>
     from shop.fixtures import make
 E   ModuleNotFoundError: No module named 'shop.fixtures'
 ";
-        let end = RunEnd { exit_code: Some(4), ..RunEnd::default() };
+        let end = RunEnd::exited(4);
         let r = parse_streams(parser(), b"", stderr.as_bytes(), &end);
         let e = errors(&r);
         assert_eq!(e.len(), 1);
@@ -1031,8 +1085,7 @@ FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
             </failure></testcase></testsuite></testsuites>";
         let path = std::env::temp_dir().join(format!("bv-pytest-junit-{}.xml", std::process::id()));
         std::fs::write(&path, xml).expect("write junit");
-        let end =
-            RunEnd { exit_code: Some(1), artifacts: vec![path.to_string_lossy().into_owned()], ..RunEnd::default() };
+        let end = RunEnd::exited(1).with_artifacts(vec![path.to_string_lossy().into_owned()]);
         let r = parse_streams(parser(), log.as_bytes(), b"", &end);
         let _ = std::fs::remove_file(&path);
         let e = errors(&r);
@@ -1105,6 +1158,29 @@ FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
     }
 
     #[test]
+    fn reports_cut_after_their_colon_still_say_what_they_are() {
+        let log = [
+            "ERROR: ",
+            "=============================== warnings summary ===============================",
+            "tests/t.py::test_a",
+            "  /home/dev/shop/lib/m.py:3: UserWarning: ",
+            "=========================== short test summary info ============================",
+            "SKIPPED [1] tests/t.py:3: ",
+            "XFAIL tests/t.py::test_x - ",
+            "FAILED tests/t.py::test_b - ",
+            "XPASS ",
+            "SKIPPED [1] : no file",
+            "============================== 1 failed in 0.01s ===============================",
+        ]
+        .join("\n");
+        let r = parse_log(parser(), log.as_bytes(), 1);
+        let messages: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages, ["error", "FAILED", "UserWarning", "SKIPPED", "XFAIL", "XPASS", "no file"]);
+        let named = |d: &&Diagnostic| d.file.as_deref() == Some("") || d.test.as_deref() == Some("");
+        assert_eq!(r.diagnostics.iter().find(named), None);
+    }
+
+    #[test]
     fn progress_counts_while_running() {
         let mut p = parser();
         let lines = [
@@ -1114,7 +1190,7 @@ FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
             "tests/u.py .s                   [100%]",
         ];
         for (i, l) in lines.iter().enumerate() {
-            p.feed(Line { stream: Stream::Stdout, number: i as u64 + 1, bytes: l.as_bytes() });
+            p.feed(Line::new(Stream::Stdout, i as u64 + 1, l.as_bytes()));
         }
         assert_eq!(p.progress().tests, 6);
     }

@@ -12,7 +12,10 @@ pub fn final_counts(text: &str) -> Option<TestSummary> {
     let (counts, duration) = text.rsplit_once(" in ")?;
     let seconds = duration.split(' ').next()?.strip_suffix('s')?;
     seconds.parse::<f64>().ok()?;
-    let mut summary = TestSummary { errors: Some(0), xfailed: Some(0), xpassed: Some(0), ..TestSummary::default() };
+    let mut summary = TestSummary::default();
+    summary.errors = Some(0);
+    summary.xfailed = Some(0);
+    summary.xpassed = Some(0);
     if counts != "no tests ran" {
         for item in counts.split(", ") {
             let (n, word) = item.split_once(' ')?;
@@ -21,9 +24,9 @@ pub fn final_counts(text: &str) -> Option<TestSummary> {
                 return None;
             }
             match word {
-                "passed" => summary.passed += n,
-                "failed" => summary.failed += n,
-                "skipped" => summary.skipped += n,
+                "passed" => summary.passed = summary.passed.saturating_add(n),
+                "failed" => summary.failed = summary.failed.saturating_add(n),
+                "skipped" => summary.skipped = summary.skipped.saturating_add(n),
                 "error" | "errors" => summary.errors = Some(n),
                 "xfailed" => summary.xfailed = Some(n),
                 "xpassed" => summary.xpassed = Some(n),
@@ -31,12 +34,11 @@ pub fn final_counts(text: &str) -> Option<TestSummary> {
             }
         }
     }
-    summary.total = summary.passed
-        + summary.failed
-        + summary.skipped
-        + summary.errors.unwrap_or(0)
-        + summary.xfailed.unwrap_or(0)
-        + summary.xpassed.unwrap_or(0);
+    // Saturating: a log can print any number.
+    summary.total = [summary.failed, summary.skipped]
+        .into_iter()
+        .chain([summary.errors, summary.xfailed, summary.xpassed].map(|n| n.unwrap_or(0)))
+        .fold(summary.passed, u64::saturating_add);
     Some(summary)
 }
 
@@ -176,6 +178,12 @@ mod tests {
         let s = final_counts("== 2 errors, 1 deselected in 61.20s (0:01:01) ==");
         assert_eq!(s.as_ref().map(counts), Some((0, 0, 0, Some(2), Some(0), Some(0), 2)));
         assert_eq!(final_counts("==== no tests ran in 0.01s ====").map(|s| s.total), Some(0));
+    }
+
+    #[test]
+    fn counts_past_u64_saturate() {
+        let s = final_counts("== 18446744073709551615 passed, 1 failed, 18446744073709551615 passed in 0.01s ==");
+        assert_eq!(s.as_ref().map(counts), Some((u64::MAX, 1, 0, Some(0), Some(0), Some(0), u64::MAX)));
     }
 
     #[test]

@@ -4,16 +4,9 @@
 /// captured output must not be copied whole into a diagnostic.
 const MAX_KEPT: usize = 400;
 
-/// `text` cut to at most [`MAX_KEPT`] bytes, at a character boundary.
+/// `text` cut to at most [`MAX_KEPT`] bytes by the shared [`buildvise_plugin_api::clip`].
 pub fn clip(text: &str) -> String {
-    if text.len() <= MAX_KEPT {
-        return text.to_string();
-    }
-    let mut end = MAX_KEPT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    buildvise_plugin_api::clip(text, MAX_KEPT).into_owned()
 }
 
 /// The title of a separator line drawn with `sep` (`==== FAILURES ====`, `____ test_x ____`,

@@ -9,6 +9,11 @@
 //! - `panicky.feed`: runs the script; its parser panics on the first line it is fed.
 //! - `panicky.finish`: runs the script; its parser panics in `finish`.
 //! - `panicky.missing`: plans a program that does not exist.
+//! - `panicky.loop`: runs the script; its parser loops forever on a line that says `loop`.
+//! - `panicky.drop`: runs the script; its parser panics in `feed` on a line that says `boom`, and
+//!   its `Drop` panics too.
+//! - `panicky.mutate`: runs the script, and says it changes the workspace (needs consent).
+//! - `panicky.run`: runs `args[0]` as the program, with the other args.
 
 use buildvise_plugin_api::{
     CommandPlan, Diagnostic, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest, Plugin, RunEnd, ToolSpec,
@@ -24,54 +29,53 @@ const MISSING_PROGRAM: &str = "buildvise-test-no-such-program";
 struct Panicky;
 
 fn tool(name: &str, description: &str) -> ToolSpec {
-    ToolSpec {
-        name: name.to_string(),
-        description: description.to_string(),
-        mutates_workspace: false,
-        timeout_secs: None,
-        args_hint: Some("a shell script".to_string()),
-    }
+    ToolSpec::new(name, description).with_args_hint("a shell script")
 }
 
 impl Plugin for Panicky {
     fn manifest(&self) -> Manifest {
-        Manifest {
-            name: "panicky".to_string(),
-            version: "0.0.0".to_string(),
-            tools: vec![
-                tool("panicky.sh", "Run a shell script (test plugin)"),
-                tool("panicky.feed", "Run a shell script; the parser panics in feed (test plugin)"),
-                tool("panicky.finish", "Run a shell script; the parser panics in finish (test plugin)"),
-                tool("panicky.missing", "Plan a program that does not exist (test plugin)"),
-            ],
-        }
+        let tools = vec![
+            tool("panicky.sh", "Run a shell script (test plugin)"),
+            tool("panicky.feed", "Run a shell script; the parser panics in feed (test plugin)"),
+            tool("panicky.finish", "Run a shell script; the parser panics in finish (test plugin)"),
+            tool("panicky.missing", "Plan a program that does not exist (test plugin)"),
+            tool("panicky.loop", "Run a shell script; the parser loops forever on `loop` (test plugin)"),
+            tool("panicky.drop", "Run a shell script; the parser's Drop panics (test plugin)"),
+            tool("panicky.mutate", "Run a shell script that changes the workspace (test plugin)").mutating(),
+            tool("panicky.run", "Run a program (test plugin)"),
+        ];
+        Manifest::new("panicky", "0.0.0", tools)
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
         if request.tool == "panicky.missing" {
-            return Ok(CommandPlan { program: MISSING_PROGRAM.to_string(), ..CommandPlan::default() });
+            return Ok(CommandPlan::new(MISSING_PROGRAM));
+        }
+        if request.tool == "panicky.run" {
+            let (program, args) = request.args.split_first().ok_or("panicky.run needs the program as its first argument")?;
+            return Ok(CommandPlan::new(program).with_args(args.iter().cloned()));
         }
         let script = request.args.first().map(String::as_str).unwrap_or(DEFAULT_SCRIPT);
-        Ok(CommandPlan {
-            program: "sh".to_string(),
-            args: vec!["-c".to_string(), script.to_string()],
-            ..CommandPlan::default()
-        })
+        Ok(CommandPlan::new("sh").with_args(["-c", script]))
     }
 
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
-        Box::new(ScriptParser {
+        let parser = ScriptParser {
             panic_in_feed: context.tool == "panicky.feed",
             panic_in_finish: context.tool == "panicky.finish",
+            loop_on: (context.tool == "panicky.loop").then_some(&b"loop"[..]),
             lines: 0,
             errors: Vec::new(),
-        })
+        };
+        if context.tool == "panicky.drop" { Box::new(DropPanics(parser)) } else { Box::new(parser) }
     }
 }
 
 struct ScriptParser {
     panic_in_feed: bool,
     panic_in_finish: bool,
+    /// A line that sends `feed` into an endless loop.
+    loop_on: Option<&'static [u8]>,
     lines: u64,
     errors: Vec<Diagnostic>,
 }
@@ -81,6 +85,13 @@ impl Parser for ScriptParser {
         if self.panic_in_feed {
             panic!("panicky parser: feed broke on line {}", line.number);
         }
+        if self.loop_on == Some(line.bytes) {
+            // Spins without end, as a parser with a runaway loop or backtracking regex would.
+            let mut spins = 0u64;
+            loop {
+                spins = std::hint::black_box(spins.wrapping_add(1));
+            }
+        }
         self.lines += 1;
         if let Some(message) = line.bytes.strip_prefix(b"error: ") {
             let message = String::from_utf8_lossy(message).into_owned();
@@ -88,11 +99,33 @@ impl Parser for ScriptParser {
         }
     }
 
-    fn finish(self: Box<Self>, _end: &RunEnd) -> ParseResult {
+    fn finish(&mut self, _end: &RunEnd) -> ParseResult {
         if self.panic_in_finish {
             panic!("panicky parser: finish broke after {} lines", self.lines);
         }
-        ParseResult { diagnostics: self.errors, ..ParseResult::default() }
+        ParseResult::new(std::mem::take(&mut self.errors))
+    }
+}
+
+/// A parser that panics on `boom` and panics again when dropped.
+struct DropPanics(ScriptParser);
+
+impl Parser for DropPanics {
+    fn feed(&mut self, line: Line<'_>) {
+        if line.bytes == b"boom" {
+            panic!("panicky parser: boom at line {}", line.number);
+        }
+        self.0.feed(line);
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> ParseResult {
+        self.0.finish(end)
+    }
+}
+
+impl Drop for DropPanics {
+    fn drop(&mut self) {
+        panic!("panicky parser: Drop panicked");
     }
 }
 

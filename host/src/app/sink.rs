@@ -1,18 +1,15 @@
-//! Where a run's lines go: the stored log (byte for byte) and the plugin's parser (ANSI
+//! Where a run's lines go: the stored log (byte for byte) and the parser worker (cut and
 //! stripped), plus periodic flushes and progress reports.
 
-use crate::plugins::ParserHandle;
+use crate::parse::ParseWorker;
 use crate::run::LineSink;
 use crate::store::LogWriter;
-use buildvise_plugin_api::{Stream, strip_ansi};
+use buildvise_plugin_api::Stream;
 use std::time::{Duration, Instant};
 
-/// Longest prefix of a line a parser sees. Headlines are short; a multi-megabyte line is data
-/// (a minified bundle, a JSON report) and is stored whole but parsed only this far.
-pub(crate) const PARSE_LIMIT: usize = 4 << 20;
 const FLUSH_EVERY: Duration = Duration::from_millis(200);
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
-const ACTIVITY_CHARS: usize = 100;
+const ACTIVITY_BYTES: usize = 100;
 
 /// What a running exec reports now and then.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,33 +41,31 @@ impl Progress {
     }
 }
 
-pub struct RunSink<'a> {
+pub(super) struct RunSink<'a> {
     pub log: LogWriter,
-    pub parser: ParserHandle,
-    /// The first write error; the log stops there but parsing goes on.
-    pub write_error: Option<std::io::Error>,
+    pub parser: ParseWorker,
     report: &'a mut dyn FnMut(&Progress),
-    /// The start of the last non-blank line, turned into text only when progress is reported.
-    last_line: Vec<u8>,
     last_flush: Instant,
     last_progress: Instant,
 }
 
 impl<'a> RunSink<'a> {
-    pub fn new(log: LogWriter, parser: ParserHandle, report: &'a mut dyn FnMut(&Progress)) -> Self {
+    pub fn new(log: LogWriter, parser: ParseWorker, report: &'a mut dyn FnMut(&Progress)) -> Self {
         let now = Instant::now();
-        RunSink { log, parser, write_error: None, report, last_line: Vec::new(), last_flush: now, last_progress: now }
+        RunSink { log, parser, report, last_flush: now, last_progress: now }
     }
 
-    fn progress(&mut self) -> Progress {
-        let parsed = self.parser.progress().unwrap_or_default();
+    fn progress(&self) -> Progress {
+        let reported = self.parser.progress();
+        let parsed = reported.progress.unwrap_or_default();
         Progress {
             lines: self.log.lines(),
             errors: parsed.errors,
             warnings: parsed.warnings,
             tests: parsed.tests,
             activity: parsed.activity.unwrap_or_else(|| {
-                String::from_utf8_lossy(&self.last_line).trim().chars().take(ACTIVITY_CHARS).collect()
+                let text = String::from_utf8_lossy(&reported.last_line);
+                buildvise_plugin_api::clip(text.trim(), ACTIVITY_BYTES).into_owned()
             }),
         }
     }
@@ -78,27 +73,18 @@ impl<'a> RunSink<'a> {
 
 impl LineSink for RunSink<'_> {
     fn line(&mut self, stream: Stream, bytes: &[u8]) {
-        let number = match self.log.write_line(stream, bytes) {
-            Ok(n) => n,
-            Err(e) => {
-                self.write_error.get_or_insert(e);
-                self.log.lines() + 1
-            }
-        };
-        let clean = strip_ansi(&bytes[..bytes.len().min(PARSE_LIMIT)]);
-        self.parser.feed(stream, number, &clean);
-        if clean.iter().any(|b| !b.is_ascii_whitespace()) {
-            self.last_line.clear();
-            self.last_line.extend_from_slice(&clean[..clean.len().min(ACTIVITY_CHARS * 4)]);
-        }
+        let number = self.log.write_line(stream, bytes);
+        self.parser.push(stream, number, bytes);
+    }
+
+    fn ready(&mut self, wait: Duration) -> bool {
+        self.parser.ready(wait)
     }
 
     fn tick(&mut self) {
         let now = Instant::now();
         if now.duration_since(self.last_flush) >= FLUSH_EVERY {
-            if let Err(e) = self.log.flush() {
-                self.write_error.get_or_insert(e);
-            }
+            self.log.flush();
             self.last_flush = now;
         }
         if now.duration_since(self.last_progress) >= PROGRESS_EVERY {

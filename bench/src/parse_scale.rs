@@ -1,0 +1,189 @@
+//! Parsers at scale: a log with N failing tests, for N = 10 000 and 100 000, through each
+//! toolchain's test parser, in-process and fed as the host feeds it
+//! (`buildvise_plugin_api::testing`). The time per failure at both sizes shows whether a parser's
+//! work grows with the log: one that compares every failure with every earlier one (pytest did,
+//! matching section titles to node ids) takes ten times longer per failure at 100 000.
+//!
+//! The logs are written here in each runner's default layout, one small failure after another.
+
+use crate::report::{Figure, Report, num};
+use crate::{Setup, median};
+use anyhow::bail;
+use buildvise_plugin_api::testing::parse_log;
+use buildvise_plugin_api::{ParseContext, Plugin};
+use std::fmt::Write;
+use std::time::Instant;
+
+const SECTION: &str = "scale";
+const SIZES: [usize; 2] = [10_000, 100_000];
+/// Quadratic work gives 10×. Linear work gives 1× in theory and up to 2× here: a result ten times
+/// bigger outgrows the caches, and its hash sets resize more often.
+const MAX_GROWTH: f64 = 3.0;
+
+/// One toolchain's test parser and a log of `n` failures in its runner's layout.
+struct Shape {
+    name: &'static str,
+    tool: &'static str,
+    plugin: fn() -> Box<dyn Plugin>,
+    log: fn(usize) -> String,
+}
+
+const SHAPES: [Shape; 4] = [
+    Shape { name: "pytest", tool: "pytest.run", plugin: || Box::new(buildvise_plugin_pytest::ThePlugin), log: pytest },
+    Shape { name: "cargo", tool: "cargo.test", plugin: || Box::new(buildvise_plugin_cargo::CargoPlugin), log: cargo },
+    Shape { name: "npm (jest)", tool: "npm.test", plugin: || Box::new(buildvise_plugin_npm::ThePlugin), log: jest },
+    Shape {
+        name: "dotnet (vstest)",
+        tool: "dotnet.test",
+        plugin: || Box::new(buildvise_plugin_dotnet::DotnetPlugin),
+        log: vstest,
+    },
+];
+
+pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
+    let reps = if setup.quick { 1 } else { 3 };
+    let cwd = setup.scratch.path().to_string_lossy().into_owned();
+    for shape in &SHAPES {
+        let plugin = (shape.plugin)();
+        let mut per_failure = Vec::with_capacity(SIZES.len());
+        for n in SIZES {
+            let log = (shape.log)(n);
+            let mut times = Vec::with_capacity(reps);
+            for _ in 0..reps {
+                let parser = plugin.parser(&ParseContext::new(shape.tool, cwd.as_str()));
+                let started = Instant::now();
+                let result = parse_log(parser, log.as_bytes(), 1);
+                times.push(started.elapsed().as_secs_f64());
+                // A log the parser did not understand would time nothing worth knowing.
+                if result.failed_tests.len() != n || result.diagnostics.len() != n {
+                    bail!(
+                        "{} read {} failed tests and {} diagnostics from a log of {n} failures",
+                        shape.tool,
+                        result.failed_tests.len(),
+                        result.diagnostics.len()
+                    );
+                }
+            }
+            let seconds = median(&times);
+            per_failure.push(seconds / n as f64);
+            report.figures.push(Figure::info(
+                SECTION,
+                format!("{} parse of {n} failures, {} MB (median of {reps})", shape.name, log.len() / 1_000_000),
+                format!("{} ({} a failure)", num(seconds, "s"), num(seconds / n as f64 * 1e6, "µs")),
+            ));
+        }
+        report.figures.push(Figure::at_most(
+            SECTION,
+            format!("{} parse, time per failure at {} failures / at {}", shape.name, SIZES[1], SIZES[0]),
+            per_failure[1] / per_failure[0],
+            MAX_GROWTH,
+            "×",
+            "The parser's work per failure grows with the number of failures: look for a scan of \
+             everything gathered so far (a `find`, `position` or `contains` on a Vec) for each new \
+             failure or section, and index it instead.",
+        ));
+    }
+    Ok(())
+}
+
+/// pytest's default output: progress lines, one FAILURES section per test, the short summary.
+fn pytest(n: usize) -> String {
+    let mut log = format!("{}\nrootdir: /home/dev/shop\ncollected {n} items\n\n", banner("test session starts", '='));
+    for module in 0..n.div_ceil(50) {
+        let _ = writeln!(log, "tests/test_m{module}.py {} [ 50%]", "F".repeat(50.min(n - module * 50)));
+    }
+    let _ = writeln!(log, "\n{}", banner("FAILURES", '='));
+    for i in 0..n {
+        let _ = write!(
+            log,
+            "{}\n\n    def test_case_{i}():\n>       assert compute({i}) == {}\nE       assert {i} == {}\n\
+             E        +  where {i} = compute({i})\n\ntests/test_m{}.py:{}: AssertionError\n",
+            banner(&format!("test_case_{i}"), '_'),
+            i + 1,
+            i + 1,
+            i / 50,
+            i % 50 * 4 + 3,
+        );
+    }
+    let _ = writeln!(log, "{}", banner("short test summary info", '='));
+    for i in 0..n {
+        let _ = writeln!(log, "FAILED tests/test_m{}.py::test_case_{i} - assert {i} == {}", i / 50, i + 1);
+    }
+    let _ = writeln!(log, "{}", banner(&format!("{n} failed in 12.34s"), '='));
+    log
+}
+
+/// `==== title ====`, 80 columns wide, as pytest draws it.
+fn banner(title: &str, sep: char) -> String {
+    let side = 80usize.saturating_sub(title.len() + 2) / 2;
+    let line = sep.to_string().repeat(side.max(1));
+    format!("{line} {title} {line}")
+}
+
+/// `cargo test`: the verdicts, each failure's captured panic, the list of failures, the result.
+fn cargo(n: usize) -> String {
+    let mut log =
+        format!("     Running unittests src/lib.rs (target/debug/deps/shop-0123456789abcdef)\n\nrunning {n} tests\n");
+    for i in 0..n {
+        let _ = writeln!(log, "test tests::case_{i} ... FAILED");
+    }
+    log.push_str("\nfailures:\n\n");
+    for i in 0..n {
+        let _ = write!(
+            log,
+            "---- tests::case_{i} stdout ----\nthread 'tests::case_{i}' panicked at src/lib.rs:{}:9:\n\
+             assertion `left == right` failed\n  left: 1\n right: 2\n\n",
+            i % 900 + 10
+        );
+    }
+    log.push_str("\nfailures:\n");
+    for i in 0..n {
+        let _ = writeln!(log, "    tests::case_{i}");
+    }
+    let _ = write!(
+        log,
+        "\ntest result: FAILED. 0 passed; {n} failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.00s\n\n\
+         error: test failed, to rerun pass `--lib`\n"
+    );
+    log
+}
+
+/// Jest's default reporter: a `FAIL` block per file, a `●` block per failed test, the counts.
+fn jest(n: usize) -> String {
+    let mut log = String::from("\n> shop@1.0.0 test\n> jest\n\n");
+    let files = n.div_ceil(50);
+    for file in 0..files {
+        let _ = writeln!(log, "FAIL src/m{file}.test.js");
+        for i in file * 50..n.min(file * 50 + 50) {
+            let _ = write!(
+                log,
+                "  \u{25cf} cart \u{203a} case {i}\n\n    expect(received).toBe(expected) // Object.is equality\n\n\
+                 \x20   Expected: 2\n    Received: 1\n\n      at Object.toBe (src/m{file}.test.js:{}:17)\n\n",
+                i % 50 * 4 + 3
+            );
+        }
+    }
+    let _ = writeln!(
+        log,
+        "Test Suites: {files} failed, {files} total\nTests:       {n} failed, {n} total\nTime:        9.1 s"
+    );
+    log
+}
+
+/// `dotnet test` with VSTest's console logger: a `Failed` block per test, the assembly's line.
+fn vstest(n: usize) -> String {
+    let mut log = String::from("Test run for /src/T/bin/Debug/net8.0/T.Tests.dll (.NETCoreApp,Version=v8.0)\n");
+    for i in 0..n {
+        let _ = write!(
+            log,
+            "  Failed T.Tests.CartTests.Case{i} [1 ms]\n  Error Message:\n   Assert.Equal() Failure: Values differ\n\
+             Expected: 2\nActual:   1\n  Stack Trace:\n     at T.Tests.CartTests.Case{i}() in /src/T/CartTests.cs:line {}\n\n",
+            i % 900 + 10
+        );
+    }
+    let _ = writeln!(
+        log,
+        "Failed!  - Failed: {n}, Passed: 0, Skipped: 0, Total: {n}, Duration: 9 s - T.Tests.dll (net8.0)"
+    );
+    log
+}

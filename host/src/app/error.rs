@@ -1,0 +1,85 @@
+//! What can go wrong in a call, as one type, and how a surface says it.
+//!
+//! Each message says what went wrong and what to send or do instead, and never repeats its cause:
+//! causes are kept as `source` and printed once, as a chain, by [`describe`].
+
+use crate::access::AccessError;
+use crate::config::ConfigError;
+use crate::parse::SavedError;
+use crate::plugins::PluginError;
+use crate::run::RunError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("unknown tool {name:?}{suggest}; send a tool name that list shows")]
+    UnknownTool { name: String, suggest: String },
+    /// A tool that changes the workspace, called without consent; says exactly what would run.
+    #[error(
+        "{tool} changes the workspace, so nothing ran; to run `{command}`, call again with confirm: true (CLI: --confirm)"
+    )]
+    NeedsConfirm { tool: String, command: String },
+    /// The plugin refused the call; its message says what to send instead.
+    #[error("{tool}: {message}")]
+    Refused { tool: String, message: String },
+    #[error("{tool} could not be prepared")]
+    Plugin {
+        tool: String,
+        #[source]
+        source: PluginError,
+    },
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Saved(#[from] SavedError),
+    #[error("grep is not a valid regular expression; send a pattern in Rust regex syntax")]
+    Grep(#[source] regex::Error),
+    #[error("the call was cancelled before it finished")]
+    Cancelled,
+    #[error("buildvise failed while handling the call; a run it started is still in the store (`buildvise runs`)")]
+    Internal(#[source] tokio::task::JoinError),
+}
+
+impl AppError {
+    /// A plugin's answer to a call, as the error a caller should see.
+    pub(super) fn from_plugin(tool: &str, error: PluginError) -> Self {
+        match error {
+            PluginError::Reported(message) => AppError::Refused { tool: tool.to_string(), message },
+            other => AppError::Plugin { tool: tool.to_string(), source: other },
+        }
+    }
+}
+
+/// The error's message, then each cause on its own line, each said once.
+pub fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let said = c.to_string();
+        // A transparent wrapper's message is its cause's: do not print it twice.
+        if !text.ends_with(&said) {
+            text.push_str("\n  caused by: ");
+            text.push_str(&said);
+        }
+        cause = c.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_are_printed_once_each() {
+        let io = std::io::Error::new(std::io::ErrorKind::StorageFull, "No space left on device");
+        let error = AppError::Saved(SavedError::Read { path: "/x/log".into(), source: io });
+        assert_eq!(describe(&error), "cannot read /x/log\n  caused by: No space left on device");
+    }
+}

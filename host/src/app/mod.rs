@@ -1,0 +1,143 @@
+//! The application: `exec`, `log` and `list` (and `parse`, `runs`), each written once. A surface
+//! (the CLI or the MCP server) maps its arguments to a call, asks the [`App`], and prints the
+//! answer. Everything in between happens here, always in this order: where the call may act
+//! (access), what is allowed and preferred there (config), the work (plugins, the run, the store),
+//! and the answer (render, a pure function of what the work produced).
+
+mod error;
+mod exec;
+mod log;
+mod parse;
+mod sink;
+
+pub use error::{AppError, describe};
+pub use exec::{ExecAnswer, ExecCall};
+pub use log::LogCall;
+pub use parse::ParseCall;
+pub use sink::Progress;
+
+use crate::config::Config;
+use crate::outcome::Finished;
+use crate::plugins::{Registry, Tool};
+use crate::render::{self, Detail, Rendered, Surface, Tail};
+use crate::run::{CancelToken, Guard};
+use crate::store::{Store, StreamFilter};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Plugins, the store, and what the operator allowed; shared by every call of a process.
+pub struct App {
+    pub registry: Registry,
+    pub store: Store,
+    /// The operator's settings; a call's project may narrow them.
+    pub config: Config,
+    guard: Option<Guard>,
+    in_flight: InFlight,
+    /// Set while a retention pass runs, so that passes do not pile up in a busy server.
+    pruning: Arc<AtomicBool>,
+}
+
+impl App {
+    pub fn new(registry: Registry, store: Store, config: Config, guard: Option<Guard>) -> Self {
+        App { registry, store, config, guard, in_flight: InFlight::default(), pruning: Arc::default() }
+    }
+
+    /// The tools a caller may use, and plugins that failed to load.
+    pub fn list(&self) -> Rendered {
+        let visible = self.registry.tools().filter(|t| self.config.allows(&t.spec));
+        render::render_list(visible, &self.registry.failures, &self.registry.clashes)
+    }
+
+    /// A stored run's answer at `detail`, with its output's last lines when the answer shows them.
+    fn answer(&self, finished: &Finished, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
+        let mut tail = (Vec::new(), 0);
+        if render::needs_tail(finished, detail)
+            && let Ok(mut reader) = self.store.reader(&finished.meta.id)
+        {
+            let total = reader.count(StreamFilter::Both).unwrap_or(0);
+            let start = total.saturating_sub(u64::from(max_lines));
+            tail = (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total);
+        }
+        let tail = Tail { lines: &tail.0, total: tail.1, pageable: true };
+        render::render_exec(finished, Some(tail), detail, max_lines, surface)
+    }
+
+    /// The tool called `name`, unless it is unknown or `config` hides it (a hidden tool reads as
+    /// unknown).
+    fn tool(&self, name: &str, config: &Config) -> Result<&Tool, AppError> {
+        match self.registry.get(name) {
+            Some(tool) if config.allows(&tool.spec) => Ok(tool),
+            _ => {
+                let names =
+                    self.registry.closest(name, |t| self.registry.get(t).is_some_and(|t| config.allows(&t.spec)));
+                Err(AppError::UnknownTool { name: name.to_string(), suggest: did_you_mean(&names) })
+            }
+        }
+    }
+
+    /// Waits, at most `patience`, for a retention pass this process started: a short-lived
+    /// process calls this after it answered, so that its pass is not cut short at exit.
+    pub fn settle_background(&self, patience: Duration) {
+        let until = Instant::now() + patience;
+        while self.pruning.load(Ordering::SeqCst) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Cancels every run in flight and waits, at most `patience`, until each has been stored.
+    pub fn shutdown(&self, patience: Duration) {
+        self.in_flight.cancel_all();
+        let until = Instant::now() + patience;
+        while self.in_flight.count() > 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// ` (did you mean a or b?)` or nothing.
+fn did_you_mean(names: &[String]) -> String {
+    if names.is_empty() { String::new() } else { format!(" (did you mean {}?)", names.join(" or ")) }
+}
+
+/// The cancel tokens of the runs in flight, so that a server shutting down can end them all.
+#[derive(Default)]
+struct InFlight {
+    next: AtomicU64,
+    runs: Mutex<HashMap<u64, CancelToken>>,
+}
+
+/// A run's place in [`InFlight`], given up when dropped.
+struct Registration<'a> {
+    in_flight: &'a InFlight,
+    key: u64,
+}
+
+impl InFlight {
+    fn register(&self, cancel: &CancelToken) -> Registration<'_> {
+        let key = self.next.fetch_add(1, Ordering::Relaxed);
+        self.lock().insert(key, cancel.clone());
+        Registration { in_flight: self, key }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, CancelToken>> {
+        self.runs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn cancel_all(&self) {
+        for token in self.lock().values() {
+            token.cancel();
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+impl Drop for Registration<'_> {
+    fn drop(&mut self) {
+        self.in_flight.lock().remove(&self.key);
+    }
+}

@@ -1,0 +1,105 @@
+//! Parsing a saved log without running anything (`buildvise parse`): the file is read line by
+//! line, so a log far larger than memory is fine, and fed through the same worker as a live run.
+
+use super::ParseWorker;
+use crate::outcome::RunResult;
+use crate::plugins::{PluginError, Tool};
+use crate::store::{LogLine, LogReader, StoreError, StreamFilter};
+use buildvise_plugin_api::{ParseContext, RunEnd, Stream};
+use std::collections::VecDeque;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A saved log.
+pub enum SavedLog {
+    /// Both streams interleaved; every line is tagged stdout.
+    Combined(PathBuf),
+    /// The streams apart: all of stdout is fed, then all of stderr.
+    Streams { stdout: PathBuf, stderr: PathBuf },
+}
+
+/// What [`parse_saved`] made of a saved log: the result, the last lines (as many as asked for),
+/// and how many lines the log had.
+pub struct Parsed {
+    pub result: RunResult,
+    pub tail: Vec<LogLine>,
+    pub lines: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SavedError {
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Plugin(#[from] PluginError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Longest tail line kept: the answer clips lines far shorter, and a flood of huge lines must not
+/// grow memory.
+const KEPT_LINE_BYTES: usize = 4096;
+
+/// Parses `log` through `tool`'s parser as a run that ended with `end` would have been parsed.
+pub fn parse_saved(
+    tool: &Tool,
+    log: &SavedLog,
+    end: RunEnd,
+    cwd: &Path,
+    keep_tail: usize,
+) -> Result<Parsed, SavedError> {
+    let context = ParseContext::new(tool.spec.name.clone(), cwd.display().to_string());
+    let mut worker = ParseWorker::start(tool.plugin.parser(&context)?);
+    let mut number = 0;
+    let mut tail: VecDeque<LogLine> = VecDeque::with_capacity(keep_tail.min(1024));
+    let mut feed = |path: &Path, stream: Stream| -> Result<(), SavedError> {
+        let read_error = |source| SavedError::Read { path: path.to_path_buf(), source };
+        let file = std::fs::File::open(path).map_err(read_error)?;
+        let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+                return Ok(());
+            }
+            number += 1;
+            let body = line.strip_suffix(b"\n").unwrap_or(&line);
+            while !worker.ready(Duration::from_millis(100)) {}
+            worker.push(stream, number, body);
+            if keep_tail > 0 {
+                if tail.len() == keep_tail {
+                    tail.pop_front();
+                }
+                tail.push_back(LogLine { number, stream, bytes: body[..body.len().min(KEPT_LINE_BYTES)].to_vec() });
+            }
+        }
+    };
+    match log {
+        SavedLog::Combined(path) => feed(path, Stream::Stdout)?,
+        SavedLog::Streams { stdout, stderr } => {
+            feed(stdout, Stream::Stdout)?;
+            feed(stderr, Stream::Stderr)?;
+        }
+    }
+    let exit_code = end.exit_code;
+    let result = RunResult::from_parse(worker.finish(end), exit_code);
+    Ok(Parsed { result, tail: tail.into(), lines: number })
+}
+
+/// Parses a stored run's log, for a run whose writer died before it could parse it.
+pub fn parse_stored(tool: &Tool, reader: &mut LogReader, end: RunEnd, cwd: &Path) -> Result<RunResult, SavedError> {
+    let context = ParseContext::new(tool.spec.name.clone(), cwd.display().to_string());
+    let mut worker = ParseWorker::start(tool.plugin.parser(&context)?);
+    reader.scan(StreamFilter::Both, |number, stream, bytes| {
+        while !worker.ready(Duration::from_millis(100)) {}
+        worker.push(stream, number, bytes);
+        true
+    })?;
+    let exit_code = end.exit_code;
+    Ok(RunResult::from_parse(worker.finish(end), exit_code))
+}

@@ -1,0 +1,346 @@
+//! A plugin's parser on a thread of its own, fed in batches through a bounded queue.
+//!
+//! The process side never waits on the parser for longer than it chooses: [`ParseWorker::ready`]
+//! waits at most the time it is given, and a parser that has spent more than [`PATIENCE`] on one
+//! batch (or on `finish`) is abandoned: the run goes on without it and its result is a parser
+//! error. An abandoned parser's thread is left to its fate; if the plugin ever returns, the thread
+//! sees it was abandoned, frees the parser and ends.
+
+use crate::plugins::{LineRef, ParserHandle, PluginError};
+use buildvise_plugin_api::{ParseResult, Progress, RunEnd, Stream, strip_ansi};
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// How long a parser may spend on one batch of lines, or on `finish`, before it is abandoned. A
+/// batch is at most [`BATCH_LINES`] lines; real parsers take microseconds per line.
+pub const PATIENCE: Duration = Duration::from_secs(3);
+/// Longest prefix of a line a parser sees. Headlines are short; a multi-megabyte line is data
+/// (a minified bundle, a JSON report) and is stored whole but parsed only this far.
+const PARSE_LIMIT: usize = 4 << 20;
+/// Longest last line kept for [`Reported::last_line`].
+const LAST_LINE_BYTES: usize = 400;
+/// Lines and bytes gathered before a batch is queued.
+const BATCH_LINES: usize = 1024;
+const BATCH_BYTES: usize = 64 * 1024;
+/// Bytes queued for the parser before the process side is told to wait.
+const QUEUE_BYTES: usize = 8 << 20;
+/// How often the host checks on a parser it waits for.
+const CHECK: Duration = Duration::from_millis(50);
+/// How long lines may wait in a batch that is not full, so that a slow trickle of output still
+/// reaches the parser (and its progress) promptly.
+const STALE: Duration = Duration::from_millis(20);
+
+/// Why a parse produced no result.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ParseFailure {
+    #[error(transparent)]
+    Plugin(#[from] PluginError),
+    #[error("the parser spent more than {}s on log line {line} and was abandoned", PATIENCE.as_secs())]
+    Stuck { line: u64 },
+}
+
+/// Most emptied batches kept for reuse: a batch is allocated once, not once per 1024 lines (the
+/// allocator gave freed batches back to the kernel and took them again, a tenth of ingest time).
+const SPARE_BATCHES: usize = 4;
+
+/// Lines of one batch, their bytes kept end to end in `data`.
+#[derive(Default)]
+struct Batch {
+    data: Vec<u8>,
+    lines: Vec<(Stream, u64, usize, usize)>,
+}
+
+impl Batch {
+    fn push(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
+        let start = self.data.len();
+        self.data.extend_from_slice(bytes);
+        self.lines.push((stream, number, start, bytes.len()));
+    }
+
+    fn is_full(&self) -> bool {
+        self.lines.len() >= BATCH_LINES || self.data.len() >= BATCH_BYTES
+    }
+
+    fn size(&self) -> usize {
+        self.data.len() + self.lines.len() * 32
+    }
+
+    fn first_line(&self) -> u64 {
+        self.lines.first().map_or(0, |l| l.1)
+    }
+
+    fn clear(&mut self) {
+        self.data.clear();
+        self.lines.clear();
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    batches: VecDeque<Batch>,
+    bytes: usize,
+    end: Option<RunEnd>,
+    /// Fed batches, emptied, for the host to fill again.
+    spare: Vec<Batch>,
+}
+
+/// What the host and the worker thread share.
+struct Shared {
+    queue: Mutex<Queue>,
+    changed: Condvar,
+    /// When the worker began its current batch or `finish` (ms since `epoch`), 0 while idle.
+    busy_since_ms: AtomicU64,
+    /// The first line of the batch being fed: where a stuck parser is stuck.
+    busy_line: AtomicU64,
+    epoch: Instant,
+    want_progress: AtomicBool,
+    reported: Mutex<Reported>,
+    abandoned: AtomicBool,
+}
+
+/// What the worker tells the host about the lines it has fed.
+#[derive(Default, Clone)]
+pub struct Reported {
+    /// The parser's counts, as of the first batch after the host last asked.
+    pub progress: Option<Progress>,
+    /// The last line fed that is not blank, as the parser saw it (cut to a few hundred bytes).
+    pub last_line: Vec<u8>,
+}
+
+impl Shared {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How long the worker has been on its current item, if it is on one.
+    fn busy_for(&self) -> Option<Duration> {
+        match self.busy_since_ms.load(Ordering::SeqCst) {
+            0 => None,
+            since => Some(self.epoch.elapsed().saturating_sub(Duration::from_millis(since))),
+        }
+    }
+
+    fn mark_busy(&self, line: u64) {
+        self.busy_line.store(line, Ordering::SeqCst);
+        // 1 at the least: 0 means idle.
+        self.busy_since_ms.store((self.epoch.elapsed().as_millis() as u64).max(1), Ordering::SeqCst);
+    }
+}
+
+/// The host's side of a parser running on its own thread.
+pub struct ParseWorker {
+    shared: Arc<Shared>,
+    pending: Batch,
+    /// When the oldest line of `pending` arrived.
+    pending_since: Option<Instant>,
+    /// Bytes queued when this side last looked: a look under the lock only when it was too many.
+    queued: usize,
+    result: Receiver<Result<ParseResult, PluginError>>,
+    stuck_at: Option<u64>,
+}
+
+impl ParseWorker {
+    pub fn start(parser: ParserHandle) -> Self {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue::default()),
+            changed: Condvar::new(),
+            busy_since_ms: AtomicU64::new(0),
+            busy_line: AtomicU64::new(0),
+            epoch: Instant::now(),
+            want_progress: AtomicBool::new(false),
+            reported: Mutex::new(Reported::default()),
+            abandoned: AtomicBool::new(false),
+        });
+        let (tx, result) = channel();
+        let theirs = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("buildvise-parser".into())
+            .spawn(move || work(parser, &theirs, &tx))
+            .map(drop)
+            .unwrap_or_else(|e| {
+                // No thread, no parser: the answer says so and the run goes on.
+                tracing::warn!("cannot start a parser thread: {e}");
+                shared.abandoned.store(true, Ordering::SeqCst);
+            });
+        ParseWorker { shared, pending: Batch::default(), pending_since: None, queued: 0, result, stuck_at: None }
+    }
+
+    /// Queues one line as it was printed; the worker thread strips its escapes, so the reading
+    /// side does no more than copy it. Never blocks.
+    pub fn push(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
+        if self.stuck_at.is_some() {
+            return;
+        }
+        self.pending.push(stream, number, &bytes[..bytes.len().min(PARSE_LIMIT)]);
+        self.pending_since.get_or_insert_with(Instant::now);
+        if self.pending.is_full() {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.pending_since = None;
+        if self.pending.lines.is_empty() {
+            return;
+        }
+        let mut queue = self.shared.queue();
+        let next = queue.spare.pop().unwrap_or_default();
+        let batch = std::mem::replace(&mut self.pending, next);
+        // Only a worker that found the queue empty waits: a wake-up for each batch would cost a
+        // system call each.
+        let worker_waits = queue.batches.is_empty();
+        queue.bytes += batch.size();
+        queue.batches.push_back(batch);
+        self.queued = queue.bytes;
+        drop(queue);
+        if worker_waits {
+            self.shared.changed.notify_all();
+        }
+    }
+
+    /// Hands over lines that waited long enough, then waits at most `wait` for the queue to have
+    /// room; says whether it has. A parser stuck for longer than [`PATIENCE`] is abandoned here,
+    /// and from then on there is always room.
+    pub fn ready(&mut self, wait: Duration) -> bool {
+        if self.stuck_at.is_some() {
+            return true;
+        }
+        if self.pending_since.is_some_and(|since| since.elapsed() >= STALE) {
+            self.flush();
+        }
+        if self.queued <= QUEUE_BYTES {
+            return true;
+        }
+        let queue = self.shared.queue();
+        let (queue, _) = self
+            .shared
+            .changed
+            .wait_timeout_while(queue, wait, |q| q.bytes > QUEUE_BYTES)
+            .unwrap_or_else(|e| e.into_inner());
+        self.queued = queue.bytes;
+        let room = queue.bytes <= QUEUE_BYTES;
+        drop(queue);
+        if !room && self.shared.busy_for().is_some_and(|d| d > PATIENCE) {
+            self.abandon();
+            return true;
+        }
+        room
+    }
+
+    fn abandon(&mut self) {
+        let line = self.shared.busy_line.load(Ordering::SeqCst);
+        self.stuck_at = Some(line);
+        self.shared.abandoned.store(true, Ordering::SeqCst);
+        let mut queue = self.shared.queue();
+        queue.batches.clear();
+        queue.bytes = 0;
+        drop(queue);
+        self.shared.changed.notify_all();
+    }
+
+    /// What the worker last reported; asks for fresh counts for next time.
+    pub fn progress(&self) -> Reported {
+        self.shared.want_progress.store(true, Ordering::SeqCst);
+        self.shared.reported.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Feeds what is left, then the end; waits for the result as long as the parser keeps
+    /// working, and abandons it once it has spent more than [`PATIENCE`] on one step.
+    pub fn finish(mut self, end: RunEnd) -> Result<ParseResult, ParseFailure> {
+        if let Some(line) = self.stuck_at {
+            return Err(ParseFailure::Stuck { line });
+        }
+        self.flush();
+        self.shared.queue().end = Some(end);
+        self.shared.changed.notify_all();
+        loop {
+            match self.result.recv_timeout(CHECK) {
+                Ok(result) => return result.map_err(ParseFailure::Plugin),
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.shared.busy_for().is_some_and(|d| d > PATIENCE) {
+                        self.abandon();
+                        return Err(ParseFailure::Stuck { line: self.stuck_at.unwrap_or(0) });
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let line = self.shared.busy_line.load(Ordering::SeqCst);
+                    return Err(ParseFailure::Stuck { line });
+                }
+            }
+        }
+    }
+}
+
+/// The worker thread: batches to the parser until the end arrives, then the result.
+fn work(mut parser: ParserHandle, shared: &Shared, result: &Sender<Result<ParseResult, PluginError>>) {
+    let mut fed: Option<Batch> = None;
+    loop {
+        let mut queue = shared.queue();
+        if let Some(batch) = fed.take()
+            && queue.spare.len() < SPARE_BATCHES
+        {
+            queue.spare.push(batch);
+        }
+        while queue.batches.is_empty() && queue.end.is_none() && !shared.abandoned.load(Ordering::SeqCst) {
+            queue = shared.changed.wait(queue).unwrap_or_else(|e| e.into_inner());
+        }
+        if shared.abandoned.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(mut batch) = queue.batches.pop_front() {
+            // The host waits only while the queue is over its limit.
+            let host_waits = queue.bytes > QUEUE_BYTES;
+            queue.bytes -= batch.size();
+            let room = queue.bytes <= QUEUE_BYTES;
+            drop(queue);
+            if host_waits && room {
+                shared.changed.notify_all();
+            }
+            shared.mark_busy(batch.first_line());
+            let views: Vec<(Stream, u64, Cow<'_, [u8]>)> = batch
+                .lines
+                .iter()
+                .map(|&(stream, number, start, len)| (stream, number, parser_view(&batch.data[start..start + len])))
+                .collect();
+            let refs: Vec<LineRef<'_>> = views
+                .iter()
+                .map(|(stream, number, bytes)| LineRef { stream: *stream, number: *number, bytes })
+                .collect();
+            parser.feed_batch(&refs);
+            let last_line = views.iter().rev().map(|v| &v.2).find(|b| b.iter().any(|c| !c.is_ascii_whitespace()));
+            let progress = shared.want_progress.swap(false, Ordering::SeqCst).then(|| parser.progress());
+            if let Ok(mut reported) = shared.reported.lock() {
+                if let Some(line) = last_line {
+                    reported.last_line.clear();
+                    reported.last_line.extend_from_slice(&line[..line.len().min(LAST_LINE_BYTES)]);
+                }
+                if let Some(progress) = progress {
+                    reported.progress = progress;
+                }
+            }
+            drop(refs);
+            drop(views);
+            shared.busy_since_ms.store(0, Ordering::SeqCst);
+            batch.clear();
+            fed = Some(batch);
+            continue;
+        }
+        let end = queue.end.take().unwrap_or_default();
+        drop(queue);
+        shared.mark_busy(shared.busy_line.load(Ordering::SeqCst));
+        let parsed = parser.finish(&end);
+        if !shared.abandoned.load(Ordering::SeqCst) {
+            let _ = result.send(parsed);
+        }
+        return;
+    }
+}
+
+/// A line as parsers see it: escapes and a trailing `\r` removed.
+fn parser_view(bytes: &[u8]) -> Cow<'_, [u8]> {
+    strip_ansi(bytes)
+}

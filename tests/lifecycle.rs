@@ -1,0 +1,234 @@
+//! How runs end, whatever else happens: a parser that never returns, a CLI or server told to stop
+//! (SIGTERM, SIGHUP) or killed outright (SIGKILL), processes that escape the command's group, and
+//! a grep over millions of lines. The real binary, over the CLI and over MCP (rmcp's client), with
+//! the test-only `panicky` plugin, whose tools run the shell script the test sends.
+
+mod common;
+
+use common::mcp::{Session, connect};
+use common::{Sandbox, alive, header_id, pids, runs, test_plugins, wait_for, wait_gone};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
+use rmcp::service::PeerRequestOptions;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn sandbox() -> Sandbox {
+    Sandbox::new(&[test_plugins()])
+}
+
+fn signal(pid: u32, signal: Signal) {
+    kill(Pid::from_raw(pid as i32), signal).expect("signal the process");
+}
+
+/// A script that starts a grandchild, records both pids in `file`, prints `say`, and waits.
+fn tree_script(file: &Path, say: &str) -> String {
+    format!("sh -c 'echo $$ >> {p}; exec sleep 300' & echo $$ >> {p}; {say}; wait", p = file.display())
+}
+
+#[test]
+fn a_parser_that_loops_forever_cannot_hold_a_run() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("pids");
+    let started = Instant::now();
+    let exec =
+        sb.run(["exec", "panicky.loop", "--timeout", "2", "--", &tree_script(&pid_file, "echo loop; echo after")]);
+    let took = started.elapsed();
+    exec.expect_code(124);
+    // Acceptance bound: the 2 s deadline, TERM, and the parser's patience, well within 5 s.
+    assert!(took < Duration::from_secs(5), "exec took {took:?} with a parser stuck in a loop:{exec}");
+    let text = exec.text();
+    assert!(text.starts_with("TIMEOUT after 2s · run "), "{exec}");
+    assert!(text.contains("parser failed: the parser spent more than 3s on log line 1 and was abandoned"), "{exec}");
+    // Nothing was parsed, so the answer is the output itself.
+    assert!(text.contains("\nloop\nafter\n"), "{exec}");
+    let left = wait_gone(&pids(&pid_file));
+    assert!(left.is_empty(), "processes outlived the run: {left:?}");
+    let id = header_id(&exec);
+    assert_eq!(sb.run(["log", &id]).text(), "lines 1-2 of 2\n1|loop\n2|after\n");
+}
+
+#[tokio::test]
+async fn cancelling_a_run_whose_parser_loops_forever_works_over_mcp() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("pids");
+    let session = connect(&sb, &[]).await;
+    let handle = session.send_tool("panicky.loop", &tree_script(&pid_file, "echo loop")).await;
+    common::mcp::wait_for("the script and its grandchild", || pids(&pid_file).len() == 2).await;
+    handle.cancel(Some("the test cancels".into())).await.expect("send notifications/cancelled");
+    let left = wait_gone(&pids(&pid_file));
+    assert!(left.is_empty(), "processes outlived the cancel: {left:?}");
+    let mut id = String::new();
+    common::mcp::wait_for("the run to be stored as cancelled", || match runs(&sb).as_slice() {
+        [run] if run["status"] == "cancelled" => {
+            id = run["id"].as_str().unwrap_or_default().to_string();
+            true
+        }
+        _ => false,
+    })
+    .await;
+    let (answer, _) = session.ok(json!({"action": "log", "runId": id, "detail": "standard"})).await;
+    assert!(answer.starts_with("CANCELLED · run "), "{answer}");
+    assert!(answer.contains("parser failed: the parser spent more than 3s"), "{answer}");
+    // The server serves on, its stuck parser thread notwithstanding.
+    let (list, _) = session.ok(json!({"action": "list"})).await;
+    assert!(list.contains("panicky.sh"), "{list}");
+    session.close().await;
+}
+
+/// Threads and open descriptors of a process.
+fn footprint(pid: u32) -> (usize, usize) {
+    let count = |dir: String| std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(usize::MAX);
+    (count(format!("/proc/{pid}/task")), count(format!("/proc/{pid}/fd")))
+}
+
+async fn exec_ok(session: &Session, script: String) {
+    let result =
+        common::mcp::call(session.peer(), json!({"action": "exec", "tool": "panicky.sh", "args": [script]})).await;
+    assert_ne!(result["isError"], true, "{result:#}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_holds_no_more_threads_or_fds_after_100_execs_whose_grandchildren_escaped() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("escaped");
+    let session = connect(&sb, &[]).await;
+    // `setsid` takes the sleeper out of the command's group (no signal of ours reaches it), and it
+    // keeps the command's stdout open: the runner must stop reading rather than wait, or leak.
+    let script = format!("setsid sh -c 'echo $$ >> {p}; exec sleep 120' & echo started", p = pid_file.display());
+    exec_ok(&session, script.clone()).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after_first = footprint(session.pid);
+
+    const BATCH: usize = 33;
+    for _ in 0..3 {
+        let mut batch = tokio::task::JoinSet::new();
+        for _ in 0..BATCH {
+            let (peer, script) = (session.peer().clone(), script.clone());
+            batch.spawn(async move {
+                let result =
+                    common::mcp::call(&peer, json!({"action": "exec", "tool": "panicky.sh", "args": [script]})).await;
+                assert_ne!(result["isError"], true, "{result:#}");
+            });
+        }
+        while let Some(done) = batch.join_next().await {
+            done.expect("an exec task");
+        }
+    }
+    assert_eq!(runs(&sb).len(), 100);
+    // Idle runtime threads retire on their own (tokio keeps them 10 s); leaked ones never do.
+    let until = Instant::now() + Duration::from_secs(30);
+    let mut now = footprint(session.pid);
+    while (now.0 > after_first.0 || now.1 > after_first.1) && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        now = footprint(session.pid);
+    }
+    let escaped = pids(&pid_file);
+    for &pid in &escaped {
+        let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+    }
+    assert_eq!(escaped.len(), 100, "every exec left an escaped sleeper");
+    assert!(
+        now.0 <= after_first.0 && now.1 <= after_first.1,
+        "(threads, fds) after the first exec {after_first:?}, after 100 {now:?}"
+    );
+    session.close().await;
+}
+
+#[test]
+fn sigterm_or_sighup_to_the_cli_ends_the_tree_and_keeps_the_run() {
+    for sig in [Signal::SIGTERM, Signal::SIGHUP] {
+        let sb = sandbox();
+        let pid_file = sb.work().join("pids");
+        let child = sb
+            .command(["exec", "panicky.sh", "--", &tree_script(&pid_file, "echo started")])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn exec");
+        wait_for("the script and its grandchild", || pids(&pid_file).len() == 2);
+        signal(child.id(), sig);
+        let out = child.wait_with_output().expect("exec ends");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(130), "{sig}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.starts_with("CANCELLED · run "), "{sig}: {stdout}");
+        let left = wait_gone(&pids(&pid_file));
+        assert!(left.is_empty(), "{sig}: processes outlived buildvise: {left:?}");
+        let listed = runs(&sb);
+        assert_eq!((listed[0]["status"].as_str(), listed[0]["lines"].as_u64()), (Some("cancelled"), Some(1)), "{sig}");
+    }
+}
+
+#[tokio::test]
+async fn sigterm_to_the_server_cancels_and_stores_the_runs_in_flight() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("pids");
+    let session = connect(&sb, &[]).await;
+    let _handle = session.send_exec(&tree_script(&pid_file, "echo started")).await;
+    common::mcp::wait_for("the script and its grandchild", || pids(&pid_file).len() == 2).await;
+    signal(session.pid, Signal::SIGTERM);
+    let left = wait_gone(&pids(&pid_file));
+    assert!(left.is_empty(), "processes outlived the server: {left:?}");
+    common::mcp::wait_for("the server to exit", || !alive(session.pid)).await;
+    let listed = runs(&sb);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0]["status"].as_str(), listed[0]["lines"].as_u64()),
+        (Some("cancelled"), Some(1)),
+        "{listed:#?}"
+    );
+    let id = listed[0]["id"].as_str().expect("id");
+    let answer = sb.run(["log", id, "--detail", "standard"]);
+    assert!(answer.text().starts_with("CANCELLED · run "), "{answer}");
+}
+
+#[tokio::test]
+async fn a_killed_server_still_ends_the_tree_and_its_run_is_settled_from_the_log() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("pids");
+    let session = connect(&sb, &[]).await;
+    let _handle = session.send_exec(&tree_script(&pid_file, "echo started; echo 'error: seen before the kill'")).await;
+    common::mcp::wait_for("the script and its grandchild", || pids(&pid_file).len() == 2).await;
+    let id = runs(&sb)[0]["id"].as_str().expect("id").to_string();
+    // Give the writer a flush (every 200 ms) so that the lines are on disk when the axe falls.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    signal(session.pid, Signal::SIGKILL);
+    let left = wait_gone(&pids(&pid_file));
+    assert!(left.is_empty(), "processes outlived a killed server: {left:?}");
+
+    let listed = runs(&sb);
+    assert_eq!((listed[0]["status"].as_str(), listed[0]["lines"].as_u64()), (Some("failed"), Some(2)), "{listed:#?}");
+    let answer = sb.run(["log", &id, "--detail", "standard", "--json"]);
+    answer.expect_code(0);
+    let answer: Value = answer.json();
+    assert_eq!(answer["status"], "error", "{answer:#}");
+    assert!(answer["note"].as_str().is_some_and(|n| n.contains("stopped before the run ended")), "{answer:#}");
+    assert_eq!(answer["diagnostics"][0]["message"], "seen before the kill", "parsed from the log: {answer:#}");
+}
+
+#[tokio::test]
+async fn a_long_grep_reports_progress_and_can_be_cancelled() {
+    let sb = sandbox();
+    let exec = sb.run(["exec", "panicky.sh", "--json", "--", "seq 1 2000000"]);
+    exec.expect_code(0);
+    let id = common::run_id(&exec.json());
+    let session = connect(&sb, &[]).await;
+    let Value::Object(arguments) = json!({"action": "log", "runId": id, "grep": "^never$"}) else { unreachable!() };
+    let request =
+        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
+    let handle =
+        session.peer().send_cancellable_request(request, PeerRequestOptions::no_options()).await.expect("send grep");
+    let token = handle.progress_token.clone();
+    common::mcp::wait_for("grep progress", || !session.progress_for(&token).is_empty()).await;
+    let said = session.progress_for(&token)[0].message.clone().unwrap_or_default();
+    assert!(said.starts_with("grep: ") && said.contains("of 2000000 lines scanned"), "{said}");
+    handle.cancel(Some("the test cancels".into())).await.expect("send notifications/cancelled");
+
+    // The server is free again at once: a page of the same log answers.
+    let (page, _) = session.ok(json!({"action": "log", "runId": id, "startLine": -1})).await;
+    assert!(page.ends_with("2000000|2000000\n"), "{page}");
+    session.close().await;
+}

@@ -1,0 +1,139 @@
+//! What the hand-made plugins `abi10` and `abinext` share: the C layouts of ABI v1, written out
+//! by hand (these fixtures must not depend on the current plugin-api, whose layout they test),
+//! and a tiny plugin behind them: one tool `NAME.sh` that runs a shell script, and a parser that
+//! reports each `error: MSG` line.
+//!
+//! Included with `#[path]` by both fixtures; not a crate of its own.
+
+#![allow(dead_code)]
+
+use std::ffi::c_void;
+
+/// The table of ABI 1.0, as plugins of that time exported it.
+#[repr(C)]
+pub struct Table10 {
+    pub abi_version: u32,
+    pub struct_size: u32,
+    pub manifest: unsafe extern "C" fn() -> RawOutcome,
+    pub plan: unsafe extern "C" fn(RawSlice) -> RawOutcome,
+    pub parser_new: unsafe extern "C" fn(RawSlice, *mut *mut c_void) -> RawOutcome,
+    pub parser_feed: unsafe extern "C" fn(*mut c_void, u32, u64, RawSlice) -> u32,
+    pub parser_finish: unsafe extern "C" fn(*mut c_void, RawSlice) -> RawOutcome,
+    pub parser_free: unsafe extern "C" fn(*mut c_void),
+    pub parser_progress: unsafe extern "C" fn(*mut c_void) -> RawOutcome,
+    pub buffer_free: unsafe extern "C" fn(RawBuf),
+}
+
+impl Table10 {
+    /// The 1.0 table of a hand-made plugin whose `manifest` and `parser_finish` are its own.
+    pub const fn with(
+        struct_size: usize,
+        manifest: unsafe extern "C" fn() -> RawOutcome,
+        parser_finish: unsafe extern "C" fn(*mut c_void, RawSlice) -> RawOutcome,
+    ) -> Self {
+        Table10 {
+            abi_version: 1,
+            struct_size: struct_size as u32,
+            manifest,
+            plan,
+            parser_new,
+            parser_feed,
+            parser_finish,
+            parser_free,
+            parser_progress,
+            buffer_free,
+        }
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RawSlice {
+    pub ptr: *const u8,
+    pub len: usize,
+}
+
+impl RawSlice {
+    pub unsafe fn bytes<'a>(self) -> &'a [u8] {
+        if self.len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(self.ptr, self.len) } }
+    }
+}
+
+#[repr(C)]
+pub struct RawBuf {
+    pub ptr: *mut u8,
+    pub len: usize,
+    pub cap: usize,
+}
+
+#[repr(C)]
+pub struct RawOutcome {
+    pub status: u32,
+    pub buf: RawBuf,
+}
+
+pub fn outcome(status: u32, bytes: Vec<u8>) -> RawOutcome {
+    let mut bytes = std::mem::ManuallyDrop::new(bytes);
+    RawOutcome { status, buf: RawBuf { ptr: bytes.as_mut_ptr(), len: bytes.len(), cap: bytes.capacity() } }
+}
+
+pub unsafe extern "C" fn buffer_free(buf: RawBuf) {
+    if !buf.ptr.is_null() {
+        drop(unsafe { Vec::from_raw_parts(buf.ptr, buf.len, buf.cap) });
+    }
+}
+
+pub fn manifest_json(name: &str) -> Vec<u8> {
+    format!(
+        r#"{{"name":"{name}","version":"0.0.0","tools":[{{"name":"{name}.sh","description":"Run a shell script (hand-made test plugin)"}}]}}"#
+    )
+    .into_bytes()
+}
+
+pub unsafe extern "C" fn plan(request: RawSlice) -> RawOutcome {
+    let request: serde_json::Value = serde_json::from_slice(unsafe { request.bytes() }).unwrap_or_default();
+    let script = request["args"][0].as_str().unwrap_or("echo 'error: default'; exit 1");
+    outcome(0, serde_json::json!({"program": "sh", "args": ["-c", script]}).to_string().into_bytes())
+}
+
+/// The parser: error lines so far.
+pub struct Gathered {
+    pub errors: Vec<(u64, String)>,
+}
+
+pub unsafe extern "C" fn parser_new(_context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
+    unsafe { *out = Box::into_raw(Box::new(Gathered { errors: Vec::new() })).cast() };
+    outcome(0, Vec::new())
+}
+
+pub unsafe extern "C" fn parser_feed(parser: *mut c_void, _stream: u32, number: u64, line: RawSlice) -> u32 {
+    let gathered = unsafe { &mut *parser.cast::<Gathered>() };
+    if let Some(message) = unsafe { line.bytes() }.strip_prefix(b"error: ") {
+        gathered.errors.push((number, String::from_utf8_lossy(message).into_owned()));
+    }
+    0
+}
+
+pub unsafe extern "C" fn parser_free(parser: *mut c_void) {
+    drop(unsafe { Box::from_raw(parser.cast::<Gathered>()) });
+}
+
+pub unsafe extern "C" fn parser_progress(parser: *mut c_void) -> RawOutcome {
+    let gathered = unsafe { &*parser.cast::<Gathered>() };
+    outcome(0, format!(r#"{{"errors":{}}}"#, gathered.errors.len()).into_bytes())
+}
+
+/// The diagnostics as ABI 1.0 JSON, each with `extra` merged in.
+pub fn diagnostics(gathered: &Gathered, extra: &serde_json::Value) -> Vec<serde_json::Value> {
+    gathered
+        .errors
+        .iter()
+        .map(|(line, message)| {
+            let mut d = serde_json::json!({"severity": "error", "message": message, "logRange": {"start": line, "end": line}});
+            if let (Some(d), Some(extra)) = (d.as_object_mut(), extra.as_object()) {
+                d.extend(extra.clone());
+            }
+            d
+        })
+        .collect()
+}

@@ -1,0 +1,139 @@
+//! What a repository nobody vetted can and cannot do to buildvise. A project's `buildvise.toml`
+//! may narrow what the operator allowed, never widen it, load code, or reach other projects' runs;
+//! path arguments are bound by the allowed roots like the cwd is; and the store is private.
+
+mod common;
+
+use common::mcp::connect;
+use common::{Sandbox, cargo_plugin, plugin, runs, test_plugins};
+use serde_json::json;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+fn dylib(stem: &str) -> String {
+    format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// A project directory under the sandbox's work dir with `buildvise.toml` holding `config`.
+fn project(sb: &Sandbox, name: &str, config: &str) -> PathBuf {
+    let dir = sb.work().join(name);
+    std::fs::create_dir_all(&dir).expect("project dir");
+    std::fs::write(dir.join("buildvise.toml"), config).expect("write buildvise.toml");
+    dir
+}
+
+fn user_config(sb: &Sandbox, config: &str) {
+    std::fs::create_dir_all(sb.config().join("buildvise")).expect("config dir");
+    std::fs::write(sb.config().join("buildvise/config.toml"), config).expect("write config.toml");
+}
+
+#[test]
+fn a_project_config_cannot_load_plugins() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = project(&sb, "evil", "plugin_dirs = [\"plugins\"]\n");
+    std::fs::create_dir_all(dir.join("plugins")).expect("plugins dir");
+    std::fs::copy(
+        test_plugins().join(dylib("buildvise_plugin_abinext")),
+        dir.join("plugins").join(dylib("buildvise_plugin_abinext")),
+    )
+    .expect("copy a plugin into the project");
+
+    for cwd in [&dir, &dir.join("plugins")] {
+        let list = sb.command(["list"]).current_dir(cwd).output().expect("list runs");
+        let text = String::from_utf8_lossy(&list.stdout);
+        assert!(!text.contains("next.sh"), "the project's plugin was loaded:\n{text}");
+    }
+    let exec = sb.run(["exec", "next.sh", "--cwd", dir.to_str().unwrap()]);
+    exec.expect_code(125);
+    assert!(exec.stderr.contains("`plugin_dirs` can only be set by the operator"), "{exec}");
+    assert!(runs(&sb).is_empty(), "{exec}");
+}
+
+#[test]
+fn a_project_config_cannot_consent_or_widen_what_the_operator_allowed() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    user_config(&sb, "max_timeout_secs = 1\ndisable = [\"panicky.feed\"]\nread_only = true\n");
+
+    let consent = project(&sb, "consent", "allow_mutating = true\n");
+    let exec = sb.run(["exec", "panicky.mutate", "--cwd", consent.to_str().unwrap(), "--", "touch mutated"]);
+    exec.expect_code(125);
+    assert!(exec.stderr.contains("`allow_mutating` can only be set by the operator"), "{exec}");
+    assert!(!consent.join("mutated").exists());
+
+    let widen = project(&sb, "widen", "read_only = false\ndisable = []\nmax_timeout_secs = 100\n");
+    let cwd = widen.to_str().unwrap();
+    let hidden = sb.run(["exec", "panicky.mutate", "--confirm", "--cwd", cwd, "--", "touch mutated"]);
+    hidden.expect_code(125);
+    assert!(hidden.stderr.contains("unknown tool \"panicky.mutate\""), "read-only was lifted:{hidden}");
+    assert!(!widen.join("mutated").exists());
+    let disabled = sb.run(["exec", "panicky.feed", "--cwd", cwd]);
+    assert!(disabled.stderr.contains("unknown tool \"panicky.feed\""), "a disabled tool came back:{disabled}");
+    let capped = sb.run(["exec", "panicky.sh", "--timeout", "50", "--cwd", cwd, "--", "sleep 30"]);
+    capped.expect_code(124);
+    assert!(capped.text().starts_with("TIMEOUT after 1s · "), "the timeout cap was raised:{capped}");
+}
+
+#[test]
+fn a_projects_retention_prunes_its_own_runs_only() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let other = sb.work().join("other");
+    std::fs::create_dir_all(&other).expect("dir");
+    for n in 0..3 {
+        sb.run(["exec", "panicky.sh", "--cwd", other.to_str().unwrap(), "--", &format!("echo other {n}")])
+            .expect_code(0);
+    }
+    let greedy = project(&sb, "greedy", "[retention]\nmax_runs = 1\nmax_age_days = 0\nmax_mb = 0\n");
+    for n in 0..3 {
+        sb.run(["exec", "panicky.sh", "--cwd", greedy.to_str().unwrap(), "--", &format!("echo greedy {n}")])
+            .expect_code(0);
+    }
+    let listed = runs(&sb);
+    let in_dir = |dir: &Path| listed.iter().filter(|r| r["cwd"] == dir.to_str().unwrap()).count();
+    assert_eq!(in_dir(&other), 3, "another project's runs were pruned: {listed:#?}");
+    assert_eq!(in_dir(&greedy), 1, "the project's own policy was not applied: {listed:#?}");
+}
+
+#[tokio::test]
+async fn path_arguments_outside_the_roots_are_refused() {
+    let sb = Sandbox::new(&[cargo_plugin(), plugin("npm"), plugin("pytest"), plugin("dotnet")]);
+    let inside = sb.cargo_fixture("broken");
+    std::fs::write(inside.join("package.json"), r#"{"scripts": {"build": "tsc"}}"#).expect("package.json");
+    let outside = tempfile::tempdir().expect("a directory outside the root");
+    let elsewhere = outside.path().display().to_string();
+    let session = connect(&sb, &["--root", inside.to_str().unwrap()]).await;
+    let cases = [
+        ("cargo.build", vec!["--manifest-path".to_string(), format!("{elsewhere}/Cargo.toml")]),
+        ("cargo.build", vec![format!("--target-dir={elsewhere}")]),
+        ("cargo.build", vec![format!("+{elsewhere}")]),
+        ("pytest.run", vec![format!("--rootdir={elsewhere}")]),
+        ("pytest.run", vec![format!("--basetemp={elsewhere}")]),
+        ("npm.build", vec![format!("--prefix={elsewhere}"), "--".into()]),
+        ("dotnet.build", vec![format!("{elsewhere}/App.sln")]),
+    ];
+    for (tool, args) in cases {
+        let message = session.refused(json!({"action": "exec", "tool": tool, "args": args})).await;
+        assert!(message.starts_with(&format!("{tool}: ")), "{tool} {args:?}: {message}");
+        assert!(message.contains(&elsewhere) || message.contains("not allowed"), "{tool} {args:?}: {message}");
+    }
+    assert!(runs(&sb).is_empty(), "a refused call stored a run");
+    assert_eq!(std::fs::read_dir(outside.path()).expect("outside dir").count(), 0, "something was written outside");
+    session.close().await;
+}
+
+#[test]
+fn the_store_and_its_runs_are_private() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let exec = sb.run(["exec", "panicky.sh", "--json", "--", "echo secret"]);
+    exec.expect_code(0);
+    let id = common::run_id(&exec.json());
+    let mode = |p: &Path| std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777;
+    let runs_dir = sb.state().join("runs");
+    assert_eq!(mode(&runs_dir), 0o700);
+    let run_dir = runs_dir.join(&id);
+    assert_eq!(mode(&run_dir), 0o700);
+    for entry in std::fs::read_dir(&run_dir).expect("run dir") {
+        let path = entry.expect("entry").path();
+        let expected = if path.is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode(&path), expected, "{}", path.display());
+    }
+}
