@@ -307,8 +307,10 @@ const STANDARD_REMEDY: &str = "The excess is a fixed cost per answer, not per di
      `log` call) and, when the first error spans several log lines, the hint to them (about 9). Standard \
      headers no longer repeat counts, ids are pronounceable syllables (half the tokens of random ones) and \
      the hint is left out when the log has nothing beyond the line shown. What remains is headlines kept \
-     whole where the ideal keeps a substring (npm's jest and tsc messages): clipping headlines harder would \
-     close it, at the price of information an agent may need, so it is left as is.";
+     whole where the ideal keeps a substring (npm's jest and tsc messages), and the detail that decides a \
+     fix, which the ideal answers leave out: rustc's primary label (`mismatched types (expected `u32`, found \
+     `u64`)`) and the values a failed test compared. Cargo's median is over by that detail; dropping it would \
+     cost the agent a `log` call, so it is kept until the header and hints give the tokens back.";
 const SUMMARY_REMEDY: &str = "The one case over is a run with a single short diagnostic (13 tokens): the \
      summary's status line alone (status, exit code, the count and the run id, all part of a summary) is 11 \
      tokens against a standard answer of 21. Closing it would mean dropping a field a summary exists to \

@@ -23,6 +23,9 @@ pub struct RunResult {
     pub summary: Option<TestSummary>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_tests: Vec<String>,
+    /// What did not run, when the tool stopped early (see [`ParseResult::stopped_early`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<String>,
     /// Set when the plugin's parser failed: the diagnostics are then empty and the raw log is the
     /// only source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,6 +43,7 @@ impl RunResult {
                 diagnostics: p.diagnostics,
                 summary: p.summary,
                 failed_tests: p.failed_tests,
+                stopped_early: p.stopped_early,
                 parser_error: None,
             },
             Err(e) => RunResult { success: exited_ok, parser_error: Some(e.to_string()), ..RunResult::default() },
@@ -50,8 +54,14 @@ impl RunResult {
         self.diagnostics.iter().filter(|d| d.severity == Severity::Error)
     }
 
+    /// The project's warnings: the toolchain's notices about itself are counted apart.
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning && !d.toolchain)
+    }
+
+    /// Warnings the toolchain gave about itself or the machine (`npm warn config`…).
+    pub fn toolchain_warnings(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning && d.toolchain).count()
     }
 
     pub fn count(&self, severity: Severity) -> usize {

@@ -310,6 +310,11 @@ pub struct Diagnostic {
     /// Where in the stored log this diagnostic was printed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_range: Option<LogRange>,
+    /// Said by the toolchain about itself or the machine, not about the project: npm config
+    /// warnings, deprecation notices of the tool itself, rustup and cargo notices. Answers count
+    /// these in one line instead of listing them on every run; `full` lists them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub toolchain: bool,
 }
 
 impl Diagnostic {
@@ -326,6 +331,7 @@ impl Diagnostic {
             test: None,
             notes: Vec::new(),
             log_range: None,
+            toolchain: false,
         }
     }
 
@@ -375,6 +381,12 @@ impl Diagnostic {
         self.log_range = Some(LogRange::new(start, end));
         self
     }
+
+    /// Marks the diagnostic as the toolchain's own notice (see [`Diagnostic::toolchain`]).
+    pub fn from_toolchain(mut self) -> Self {
+        self.toolchain = true;
+        self
+    }
 }
 
 /// Test counts, exactly as the tool counts them.
@@ -420,6 +432,12 @@ pub struct ParseResult {
     /// Names of failed tests, each once, as the tool prints them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_tests: Vec<String>,
+    /// Set when the tool stopped before doing all it was asked: what did not run and the way on,
+    /// in a short phrase (`2 test targets not run; add --no-fail-fast`, `collection interrupted:
+    /// collected 5, ran 0`). The answer's header carries it, so that a summary that looks
+    /// complete but is not never reads as complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<String>,
 }
 
 impl ParseResult {
@@ -434,6 +452,12 @@ impl ParseResult {
 
     pub fn with_failed_tests(mut self, failed_tests: Vec<String>) -> Self {
         self.failed_tests = failed_tests;
+        self
+    }
+
+    /// Says what did not run (see [`ParseResult::stopped_early`]).
+    pub fn with_stopped_early(mut self, what: impl Into<String>) -> Self {
+        self.stopped_early = Some(what.into());
         self
     }
 

@@ -150,6 +150,8 @@ impl Sandbox {
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
             .env_remove("BUILDVISE_PLUGIN_PATH")
             .env_remove("BUILDVISE_DISABLE")
+            // Panics read the same whatever the machine sets: a backtrace adds `via` to messages.
+            .env_remove("RUST_BACKTRACE")
             // Cargo runs under the binary build into the sandbox, never into the repository.
             .env("CARGO_TARGET_DIR", self.dir.path().join("cargo-target"))
             .env_remove("CARGO_BUILD_TARGET_DIR")

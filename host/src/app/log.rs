@@ -107,6 +107,7 @@ impl App {
             stream: call.stream,
             total,
             lines: picked,
+            first: first + 1,
             grep: call.grep.as_deref(),
             next,
             count: call.count,

@@ -19,7 +19,7 @@ pub use sink::Progress;
 use crate::config::Config;
 use crate::outcome::Finished;
 use crate::plugins::{Registry, Tool};
-use crate::render::{self, Detail, Rendered, Surface, Tail};
+use crate::render::{self, Detail, Hints, Rendered, Surface, Tail};
 use crate::run::{CancelToken, Guard};
 use crate::store::{Store, StreamFilter};
 use std::collections::HashMap;
@@ -60,8 +60,8 @@ impl App {
             let start = total.saturating_sub(u64::from(max_lines));
             tail = (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total);
         }
-        let tail = Tail { lines: &tail.0, total: tail.1, pageable: true };
-        render::render_exec(finished, Some(tail), detail, max_lines, surface)
+        let tail = Tail { lines: &tail.0, total: tail.1 };
+        render::render_exec(finished, Some(tail), detail, max_lines, Hints { surface, stored: true })
     }
 
     /// The tool called `name`, unless it is unknown or `config` hides it (a hidden tool reads as

@@ -4,10 +4,14 @@
 use super::{App, AppError};
 use crate::outcome::{Finished, RunResult};
 use crate::parse::{SavedLog, parse_saved};
-use crate::render::{self, Detail, Rendered, Surface, Tail};
+use crate::render::{self, Detail, Hints, Rendered, Tail};
 use crate::store::{RunMeta, RunStatus};
-use buildvise_plugin_api::RunEnd;
-use std::path::PathBuf;
+use buildvise_plugin_api::{Diagnostic, RunEnd};
+use std::path::{Path, PathBuf};
+
+/// Files looked up on disk when rebasing a foreign log's paths: enough for any real answer, and a
+/// bound on the system calls a log with a million distinct paths can cause.
+const REBASE_LOOKUPS: usize = 256;
 
 /// One `parse` call.
 pub struct ParseCall {
@@ -23,7 +27,7 @@ pub struct ParseCall {
 
 impl App {
     /// The parse result, and the answer exec would have given.
-    pub fn parse(&self, call: &ParseCall, surface: Surface) -> Result<(RunResult, Rendered), AppError> {
+    pub fn parse(&self, call: &ParseCall, hints: Hints) -> Result<(RunResult, Rendered), AppError> {
         let tool = self.tool(&call.tool, &self.config)?;
         let max_lines = call.max_lines.unwrap_or(self.config.max_lines);
         let artifacts = call
@@ -32,7 +36,8 @@ impl App {
             .map(|a| std::path::absolute(a).unwrap_or_else(|_| a.clone()).display().to_string())
             .collect();
         let end = RunEnd::exited(call.exit_code).with_artifacts(artifacts);
-        let parsed = parse_saved(tool, &call.log, end, &call.cwd, max_lines as usize)?;
+        let mut parsed = parse_saved(tool, &call.log, end, &call.cwd, max_lines as usize)?;
+        rebase(&mut parsed.result.diagnostics, &call.cwd);
         // Not a stored run: no id to page, no duration worth showing.
         let meta = RunMeta {
             started_ms: 0,
@@ -42,8 +47,77 @@ impl App {
             ..RunMeta::starting("parsed", &call.tool, "", &[], &call.cwd.display().to_string())
         };
         let finished = Finished { meta, result: parsed.result };
-        let tail = Tail { lines: &parsed.tail, total: parsed.lines, pageable: false };
-        let rendered = render::render_exec(&finished, Some(tail), call.detail, max_lines, surface);
+        let tail = Tail { lines: &parsed.tail, total: parsed.lines };
+        let rendered = render::render_exec(&finished, Some(tail), call.detail, max_lines, hints);
         Ok((finished.result, rendered))
+    }
+}
+
+/// Makes the absolute paths of a log captured elsewhere (a CI machine's checkout) relative to
+/// `cwd` when the same files exist under it: `/home/runner/work/app/app/src/x.rs` becomes
+/// `src/x.rs` in a checkout that has `src/x.rs`. The prefix found for one file is used for every
+/// file that shares it, so one answer never mixes the two spellings of a checkout.
+fn rebase(diagnostics: &mut [Diagnostic], cwd: &Path) {
+    let mut prefixes: Vec<String> = Vec::new();
+    let mut lookups = 0;
+    for d in diagnostics.iter_mut() {
+        let Some(file) = d.file.as_deref() else { continue };
+        let normal = file.replace('\\', "/");
+        if !(normal.starts_with('/') || normal.get(1..3) == Some(":/")) || Path::new(file).starts_with(cwd) {
+            continue;
+        }
+        let known = prefixes.iter().find(|p| normal.starts_with(p.as_str()));
+        let prefix = match known {
+            Some(p) => Some(p.clone()),
+            None if lookups < REBASE_LOOKUPS => {
+                lookups += 1;
+                let found = foreign_prefix(&normal, cwd);
+                prefixes.extend(found.clone());
+                found
+            }
+            None => None,
+        };
+        if let Some(rest) = prefix.and_then(|p| normal.strip_prefix(&p).map(str::to_string)) {
+            d.file = Some(rest);
+        }
+    }
+}
+
+/// The leading directories of `file` that, taken away, leave a path that exists under `cwd`
+/// (with its trailing `/`); the longest remainder wins.
+fn foreign_prefix(file: &str, cwd: &Path) -> Option<String> {
+    let mut at = 0;
+    while let Some(slash) = file[at..].find('/') {
+        let cut = at + slash + 1;
+        let rest = &file[cut..];
+        if rest.contains('/') && cwd.join(rest).is_file() {
+            return Some(file[..cut].to_string());
+        }
+        at = cut;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_of_a_foreign_checkout_are_rebased_when_the_files_are_here() {
+        let here = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(here.path().join("src/util")).unwrap();
+        std::fs::write(here.path().join("src/a.js"), "").unwrap();
+        std::fs::write(here.path().join("src/util/b.js"), "").unwrap();
+        let at = |file: &str| Diagnostic::error("x").with_location(file, Some(1), None);
+        let mut found = vec![
+            at("/ci/work/app/src/a.js"),
+            at("/ci/work/app/src/util/b.js"),
+            at("/ci/work/app/src/gone.js"),
+            at("/elsewhere/lib.js"),
+            at("src/a.js"),
+        ];
+        rebase(&mut found, here.path());
+        let files: Vec<_> = found.iter().map(|d| d.file.as_deref().unwrap()).collect();
+        assert_eq!(files, ["src/a.js", "src/util/b.js", "src/gone.js", "/elsewhere/lib.js", "src/a.js"]);
     }
 }

@@ -5,7 +5,7 @@ use super::{Cli, DetailArgs, app, for_terminal, print_json, print_text};
 use crate::app::ParseCall;
 use crate::config::Config;
 use crate::parse::SavedLog;
-use crate::render::Surface;
+use crate::render::{Hints, Surface};
 use buildvise_plugin_api::{Diagnostic, Severity};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -35,7 +35,8 @@ pub struct Args {
     /// Print the whole result as JSON.
     #[arg(long)]
     json: bool,
-    /// Word hints as the MCP tool does, so the text is exactly what an agent reads.
+    /// Answer exactly as the MCP tool's `exec` would, run id and hints included (`parsed` stands
+    /// in for the id); without it the answer names no run, since none was stored.
     #[arg(long)]
     mcp: bool,
     #[command(flatten)]
@@ -54,6 +55,8 @@ struct ParseView<'a> {
     infos: Vec<&'a Diagnostic>,
     summary: Option<&'a buildvise_plugin_api::TestSummary>,
     failed_tests: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_early: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     parser_error: Option<&'a str>,
 }
@@ -78,7 +81,12 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         detail: args.detail.detail,
         max_lines: args.detail.max_lines()?,
     };
-    let (result, rendered) = app.parse(&call, if args.mcp { Surface::Mcp } else { Surface::Cli })?;
+    let hints = if args.mcp {
+        Hints { surface: Surface::Mcp, stored: true }
+    } else {
+        Hints { surface: Surface::Cli, stored: false }
+    };
+    let (result, rendered) = app.parse(&call, hints)?;
     if args.json {
         let by = |s| result.diagnostics.iter().filter(|d| d.severity == s).collect::<Vec<_>>();
         let view = ParseView {
@@ -89,6 +97,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
             infos: by(Severity::Info),
             summary: result.summary.as_ref(),
             failed_tests: &result.failed_tests,
+            stopped_early: result.stopped_early.as_deref(),
             parser_error: result.parser_error.as_deref(),
         };
         print_json(&serde_json::to_value(&view)?)?;

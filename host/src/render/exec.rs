@@ -12,7 +12,7 @@
 //! A standard answer stays under about 2000 tokens whatever the run: past a budget the rest of
 //! the errors are counted by file and code, with the call that lists them all.
 
-use super::{Detail, Rendered, Surface, clip, log_call, plural};
+use super::{Detail, Hints, LogSpan, Rendered, Surface, clip, log_call, plural};
 use crate::outcome::{Finished, RunResult};
 use crate::store::{LogLine, RunStatus};
 use buildvise_plugin_api::{Diagnostic, Severity, TestSummary};
@@ -26,8 +26,10 @@ const STANDARD_BUDGET: usize = 5000;
 /// Warnings a standard answer lists when there are errors too, and when there are none.
 const WARNINGS_WITH_ERRORS: usize = 5;
 const WARNINGS_ALONE: usize = 15;
-/// Longest headline in standard, in bytes (full shows it whole).
+/// Longest headline in standard, in bytes (full shows it whole): an error's, and a warning's,
+/// whose first words say what it is about.
 const MESSAGE_BYTES: usize = 160;
+const WARNING_BYTES: usize = 100;
 /// Longest note put on a standard test-failure line, in bytes.
 const NOTE_BYTES: usize = 60;
 /// Files and codes named when the rest is counted, and files a summary names.
@@ -51,8 +53,13 @@ pub struct ExecView<'a> {
     pub duration_ms: Option<u64>,
     pub errors: usize,
     pub warnings: usize,
+    /// Warnings the toolchain gave about itself, counted apart (listed in `full`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub toolchain_warnings: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<&'a TestSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<&'a str>,
     /// Per file: [errors, warnings] (summary detail).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<&'a str, [usize; 2]>,
@@ -106,27 +113,26 @@ pub struct Tail<'a> {
     pub lines: &'a [LogLine],
     /// Lines in the whole log.
     pub total: u64,
-    /// Whether the log can be paged for the lines before (a stored run, not a parsed file).
-    pub pageable: bool,
 }
 
-/// Whether an answer at `detail` shows the output's tail: always in full; in standard only when
-/// nothing explains a failure.
+/// Whether an answer at `detail` shows the output's tail: always in full; in standard when
+/// nothing explains a failure. Warnings explain nothing: a crash after a config warning still
+/// needs its last lines.
 pub fn needs_tail(f: &Finished, detail: Detail) -> bool {
     let r = &f.result;
-    let unexplained = !r.success && r.diagnostics.is_empty() && unlisted_failed_tests(r).is_empty();
+    let unexplained = !r.success && r.errors().next().is_none() && unlisted_failed_tests(r).is_empty();
     detail == Detail::Full || (unexplained && detail == Detail::Standard)
 }
 
 /// Renders a finished run. `tail` is read by the caller when [`needs_tail`] says so.
-pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
+pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lines: u32, hints: Hints) -> Rendered {
     let r = &f.result;
     let id = f.meta.id.as_str();
     let errors: Vec<&Diagnostic> = r.errors().collect();
     let warnings: Vec<&Diagnostic> = r.warnings().collect();
     // In standard every diagnostic is listed or counted in a `+N more` line, so the header's counts
     // would say it twice.
-    let mut text = header(f, errors.len(), warnings.len(), detail != Detail::Standard);
+    let mut text = header(f, errors.len(), warnings.len(), detail != Detail::Standard, hints.stored);
     let mut view = ExecView {
         run_id: id,
         tool: &f.meta.tool,
@@ -136,7 +142,9 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         duration_ms: f.meta.duration_ms(),
         errors: errors.len(),
         warnings: warnings.len(),
+        toolchain_warnings: r.toolchain_warnings(),
         summary: r.summary.as_ref(),
+        stopped_early: r.stopped_early.as_deref(),
         files: BTreeMap::new(),
         diagnostics: Vec::new(),
         omitted: 0,
@@ -156,7 +164,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     }
     match detail {
         Detail::Summary => summary_body(&mut text, &mut view, r),
-        Detail::Standard => standard_body(&mut text, &mut view, &errors, &warnings, surface),
+        Detail::Standard => standard_body(&mut text, &mut view, &errors, &warnings, hints),
         Detail::Full => full_body(&mut text, &mut view, r),
     }
     let unlisted_failed = unlisted_failed_tests(r);
@@ -184,8 +192,9 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
                 let _ = writeln!(text, "{shown}");
                 view.tail.push(TailLine { n: line.number, text: shown });
             }
-            if (shown as u64) < total && detail == Detail::Standard && tail.pageable {
-                let hint = format!("earlier: {}", log_call(surface, id, Some(-(i64::from(max_lines) * 2)), None, None));
+            if (shown as u64) < total && detail == Detail::Standard && hints.stored {
+                let span = LogSpan { start: Some(-(i64::from(max_lines) * 2)), ..LogSpan::default() };
+                let hint = format!("earlier: {}", log_call(hints.surface, id, span));
                 let _ = writeln!(text, "{hint}");
                 view.hint = Some(hint);
             }
@@ -194,7 +203,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
 }
 
-fn header(f: &Finished, errors: usize, warnings: usize, counts: bool) -> String {
+fn header(f: &Finished, errors: usize, warnings: usize, counts: bool, stored: bool) -> String {
     let r = &f.result;
     let mut parts: Vec<String> = Vec::new();
     parts.push(match f.meta.status {
@@ -224,16 +233,27 @@ fn header(f: &Finished, errors: usize, warnings: usize, counts: bool) -> String 
     if counts && warnings > 0 {
         shown.push(plural(warnings, "warning", "warnings"));
     }
+    // Counted on every level and listed only in full: the same notice on every run is noise.
+    match r.toolchain_warnings() {
+        0 => {}
+        1 => shown.push("1 toolchain warning".to_string()),
+        n => shown.push(format!("{n} toolchain warnings")),
+    }
     if !shown.is_empty() {
         parts.push(shown.join(", "));
     }
     if let Some(s) = &r.summary {
         parts.push(format!("tests {}", test_counts(s)));
     }
+    if let Some(what) = &r.stopped_early {
+        parts.push(format!("stopped early: {what}"));
+    }
     if let Some(ms) = f.meta.duration_ms().filter(|ms| *ms >= 5000 && f.meta.status != RunStatus::TimedOut) {
         parts.push(format!("{}s", ms / 1000));
     }
-    parts.push(format!("run {}", f.meta.id));
+    if stored {
+        parts.push(format!("run {}", f.meta.id));
+    }
     parts.join(" · ") + "\n"
 }
 
@@ -271,9 +291,8 @@ fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
         line.push(' ');
     }
     if let Some(test) = &d.test {
-        // A pytest-style id repeats the file the location already names.
-        let short = d.file.as_deref().and_then(|f| test.strip_prefix(f)).filter(|rest| rest.starts_with("::"));
-        line.push_str(short.unwrap_or(test));
+        // Whole, as the `failed:` line and the runner name it, so it can be copied into a rerun.
+        line.push_str(test);
         line.push_str(": ");
     }
     // `AssertionError: assert x` under code AssertionError says the code twice.
@@ -293,22 +312,31 @@ fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
 /// values it compared sit in the first short notes (`left: 6`, `right: 7`). They go on the line,
 /// which spares the agent a `log` call for the most common question.
 fn with_compared_values(mut line: String, d: &Diagnostic) -> String {
-    if d.test.is_none() {
-        return line;
+    // A value the headline already shows (`assert 37.0 == 37.5 ± 0.01`) is not said twice.
+    let shown = |v: &String| v.split_once(": ").is_some_and(|(_, value)| line.contains(value));
+    let mut values = compared_values(d);
+    if values.iter().all(shown) {
+        values.clear();
     }
-    let values: Vec<String> = d
-        .notes
+    if !values.is_empty() {
+        let _ = write!(line, " ({})", values.join("; "));
+    }
+    line
+}
+
+/// The first two `label: value` notes of a failed test, as its line shows them.
+fn compared_values(d: &Diagnostic) -> Vec<String> {
+    if d.test.is_none() {
+        return Vec::new();
+    }
+    d.notes
         .iter()
         .map(|n| n.trim())
         .filter(|n| n.len() <= NOTE_BYTES && is_labelled_value(n))
         .take(2)
         // `Actual:   100.00` is aligned for a terminal; one space reads the same for less.
         .map(|n| n.split_once(':').map(|(label, value)| format!("{label}: {}", value.trim_start())).unwrap_or_default())
-        .collect();
-    if !values.is_empty() {
-        let _ = write!(line, " ({})", values.join("; "));
-    }
-    line
+        .collect()
 }
 
 /// `Expected: 6`, `left: Some(3)`, `Actual:   100.00`: a short label, a colon, a value. Prose
@@ -328,25 +356,32 @@ fn summary_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult
             Severity::Warning => 1,
             _ => continue,
         };
-        files.entry(d.file.as_deref().unwrap_or("-")).or_default()[slot] += 1;
+        if !d.toolchain {
+            files.entry(d.file.as_deref().unwrap_or("(no file)")).or_default()[slot] += 1;
+        }
     }
     // Worth a line only when some file has several: otherwise it is as long as the listing.
     if files.len() > 1 && files.values().any(|[e, w]| e + w > 1) {
         let mut ranked: Vec<(&str, [usize; 2])> = files.iter().map(|(f, n)| (*f, *n)).collect();
         ranked.sort_by(|a, b| (b.1[0] + b.1[1]).cmp(&(a.1[0] + a.1[1])).then(a.0.cmp(b.0)));
+        // With one kind the header names it and a bare count reads plainly; with both, words.
+        let mixed = files.values().any(|[e, _]| *e > 0) && files.values().any(|[_, w]| *w > 0);
         let mut parts: Vec<String> = ranked
             .iter()
             .take(SUMMARY_FILES)
-            .map(|(file, [e, w])| match (e, w) {
-                (e, 0) => format!("{file} {e}"),
-                (0, w) => format!("{file} {w}w"),
-                (e, w) => format!("{file} {e}+{w}w"),
+            .map(|(file, [e, w])| match (mixed, e, w) {
+                (false, e, w) => format!("{file} {}", e + w),
+                (true, e, 0) => format!("{file} {}", plural(*e, "error", "errors")),
+                (true, 0, w) => format!("{file} {}", plural(*w, "warning", "warnings")),
+                (true, e, w) => {
+                    format!("{file} {} {}", plural(*e, "error", "errors"), plural(*w, "warning", "warnings"))
+                }
             })
             .collect();
         if ranked.len() > SUMMARY_FILES {
             parts.push(format!("{} more files", ranked.len() - SUMMARY_FILES));
         }
-        let _ = writeln!(text, "{}", parts.join(", "));
+        let _ = writeln!(text, "{}", parts.join(if mixed { "; " } else { ", " }));
     }
     view.files = files;
 }
@@ -356,15 +391,15 @@ fn standard_body<'a>(
     view: &mut ExecView<'a>,
     errors: &[&'a Diagnostic],
     warnings: &[&'a Diagnostic],
-    surface: Surface,
+    hints: Hints,
 ) {
     let mut budget = STANDARD_BUDGET;
-    let listed_errors = list_within(text, errors, &mut budget, usize::MAX);
+    let listed_errors = list_within(text, errors, &mut budget, usize::MAX, MESSAGE_BYTES);
     let warning_cap = if errors.is_empty() { WARNINGS_ALONE } else { WARNINGS_WITH_ERRORS };
     if !warnings.is_empty() && listed_errors == errors.len() {
         // The header no longer counts them, so the label is what says these are warnings.
         text.push_str("warnings:\n");
-        let listed = list_within(text, warnings, &mut budget, warning_cap);
+        let listed = list_within(text, warnings, &mut budget, warning_cap, WARNING_BYTES);
         view.diagnostics.extend(warnings[..listed].iter().map(|d| without_notes(d)));
         count_rest(text, "warnings", &warnings[listed..]);
         view.omitted += warnings.len() - listed;
@@ -381,12 +416,12 @@ fn standard_body<'a>(
     }
     let run_id = view.run_id;
     let hint = if view.omitted > 0 {
-        Some(format!("all: {}", full_call(surface, run_id)))
+        Some(format!("all: {}", full_call(hints, run_id)))
     } else {
-        // Only when the log says more than the one line shown: a code frame, a diff, a trace.
-        errors.first().and_then(|d| d.log_range).filter(|range| range.end > range.start).map(|range| {
+        // The first error whose log says more than its line shows: a code frame, a diff, a trace.
+        errors.iter().filter(|d| lacks_detail(d)).find_map(|d| d.log_range).map(|range| {
             let count = (range.end - range.start + 1).min(200);
-            first_error_call(surface, run_id, range.start, count)
+            first_error_call(hints, run_id, range.start, count)
         })
     };
     if let Some(h) = hint {
@@ -395,31 +430,52 @@ fn standard_body<'a>(
     }
 }
 
+/// Whether the log holds more about `d` than its standard line says: a block of three lines or
+/// more (a code frame, a trace, a diff; a two-line panic is its line and a location) with notes the
+/// line does not already carry (a label, the values a test compared).
+fn lacks_detail(d: &Diagnostic) -> bool {
+    if d.log_range.is_none_or(|r| r.end < r.start + 2) {
+        return false;
+    }
+    let line = with_compared_values(diagnostic_line(d, MESSAGE_BYTES), d);
+    d.notes.is_empty() || d.notes.iter().any(|n| !line.contains(n.trim()))
+}
+
 /// Where the first error stands in the log, in full (`more:` is the cheapest word that says so).
 /// For MCP the run id is in the header already, so the hint names only the two numbers the `log`
 /// call needs.
-fn first_error_call(surface: Surface, run_id: &str, start: u64, count: u64) -> String {
-    match surface {
-        Surface::Mcp => format!("more: log startLine {start} lineCount {count}"),
-        Surface::Cli => {
-            format!("more: {}", log_call(surface, run_id, Some(start as i64), Some(count), None))
+fn first_error_call(hints: Hints, run_id: &str, start: u64, count: u64) -> String {
+    match (hints.stored, hints.surface) {
+        // A parsed file is no run to page: the lines are named for whoever holds the file.
+        (false, _) => format!("more: log lines {start}-{}", start + count - 1),
+        (true, Surface::Mcp) => format!("more: log startLine {start} lineCount {count}"),
+        (true, Surface::Cli) => {
+            let span = LogSpan { start: Some(start as i64), count: Some(count), ..LogSpan::default() };
+            format!("more: {}", log_call(Surface::Cli, run_id, span))
         }
     }
 }
 
 /// The call that re-renders a stored run in full, without running it again.
-fn full_call(surface: Surface, run_id: &str) -> String {
-    match surface {
-        Surface::Mcp => format!("{{\"action\":\"log\",\"runId\":\"{run_id}\",\"detail\":\"full\"}}"),
-        Surface::Cli => format!("buildvise log {run_id} --detail full"),
+fn full_call(hints: Hints, run_id: &str) -> String {
+    match (hints.stored, hints.surface) {
+        (false, _) => "add --detail full".to_string(),
+        (true, Surface::Mcp) => format!("{{\"action\":\"log\",\"runId\":\"{run_id}\",\"detail\":\"full\"}}"),
+        (true, Surface::Cli) => format!("buildvise log {run_id} --detail full"),
     }
 }
 
 /// Appends diagnostics while the budget lasts; returns how many were listed.
-fn list_within(text: &mut String, items: &[&Diagnostic], budget: &mut usize, cap: usize) -> usize {
+fn list_within(
+    text: &mut String,
+    items: &[&Diagnostic],
+    budget: &mut usize,
+    cap: usize,
+    message_bytes: usize,
+) -> usize {
     let mut listed = 0;
     for d in items.iter().take(cap) {
-        let line = with_compared_values(diagnostic_line(d, MESSAGE_BYTES), d);
+        let line = with_compared_values(diagnostic_line(d, message_bytes), d);
         if line.len() + 1 > *budget {
             break;
         }
@@ -439,6 +495,7 @@ fn count_rest(text: &mut String, what: &str, rest: &[&Diagnostic]) {
     let by_code = ranked(rest.iter().filter_map(|d| d.code.as_deref()));
     let by_file = ranked(rest.iter().map(|d| d.file.as_deref().unwrap_or("-")));
     let codes = if by_code.is_empty() { String::new() } else { format!(" ({})", top(&by_code, REST_CODES, "codes")) };
+    let what = if rest.len() == 1 { what.trim_end_matches('s') } else { what };
     let _ = writeln!(
         text,
         "+{} more {what}{codes} in {}: {}",
@@ -475,6 +532,9 @@ fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
             line.insert_str(0, "warning ");
         } else if d.severity == Severity::Info {
             line.insert_str(0, "info ");
+        }
+        if d.toolchain {
+            line.insert_str(0, "toolchain ");
         }
         if let Some(range) = d.log_range {
             let _ = write!(line, " [log {}-{}]", range.start, range.end);
@@ -524,12 +584,91 @@ mod tests {
         );
     }
 
+    fn finished(diagnostics: Vec<Diagnostic>, exit_code: i32) -> Finished {
+        let mut meta = crate::store::RunMeta::starting("bafotemu", "npm.run", "npm", &[], "/p");
+        meta.status = RunStatus::Exited;
+        meta.exit_code = Some(exit_code);
+        meta.ended_ms = Some(meta.started_ms);
+        let result = RunResult { success: exit_code == 0, diagnostics, ..RunResult::default() };
+        Finished { meta, result }
+    }
+
+    const MCP: Hints = Hints { surface: Surface::Mcp, stored: true };
+
+    fn standard(f: &Finished, tail: &[LogLine], hints: Hints) -> String {
+        let tail = Tail { lines: tail, total: tail.len() as u64 };
+        render_exec(f, Some(tail), Detail::Standard, 20, hints).text
+    }
+
+    fn line(number: u64, text: &str) -> LogLine {
+        LogLine { number, stream: buildvise_plugin_api::Stream::Stdout, bytes: text.as_bytes().to_vec() }
+    }
+
+    #[test]
+    fn a_failure_that_only_warnings_explain_shows_the_output_tail() {
+        let f = finished(vec![Diagnostic::warning("some lint").with_location("src/a.js", Some(1), None)], 1);
+        let text = standard(&f, &[line(1, "warn: some lint"), line(2, "cannot reach the service")], MCP);
+        assert!(text.contains("output (2 lines):\n") && text.ends_with("cannot reach the service\n"), "{text}");
+        let f = finished(vec![Diagnostic::error("boom").with_location("src/a.js", Some(1), None)], 1);
+        assert!(!standard(&f, &[line(1, "boom")], MCP).contains("output ("));
+    }
+
+    #[test]
+    fn toolchain_warnings_are_counted_in_the_header_and_listed_only_in_full() {
+        let notice = Diagnostic::warning("config production Use `--omit=dev` instead.").from_toolchain();
+        let f = finished(vec![notice.clone(), notice], 0);
+        assert_eq!(standard(&f, &[], MCP), "ok · 2 toolchain warnings · run bafotemu\n");
+        let full = render_exec(&f, None, Detail::Full, 20, MCP).text;
+        assert!(full.contains("toolchain warning config production"), "{full}");
+    }
+
+    #[test]
+    fn a_tool_that_stopped_early_says_so_in_the_header() {
+        let mut f = finished(vec![], 101);
+        f.result.summary = Some(TestSummary::new(3, 1, 0, 4));
+        f.result.stopped_early = Some("2 test targets not run; add --no-fail-fast".into());
+        let text = render_exec(&f, None, Detail::Summary, 20, MCP).text;
+        assert_eq!(
+            text.lines().next(),
+            Some(
+                "FAIL exit 101 · tests 3 passed, 1 failed of 4 · stopped early: 2 test targets not run; add --no-fail-fast · run bafotemu"
+            )
+        );
+    }
+
+    #[test]
+    fn the_hint_points_at_the_first_error_with_more_to_read() {
+        let one_line = Diagnostic::error("a").with_location("src/a.rs", Some(1), None).with_log_range(3, 3);
+        let block = Diagnostic::error("b").with_location("src/b.rs", Some(2), None).with_log_range(7, 12);
+        let f = finished(vec![one_line, block], 1);
+        assert!(standard(&f, &[], MCP).ends_with("more: log startLine 7 lineCount 6\n"));
+    }
+
+    #[test]
+    fn an_answer_for_a_parsed_file_names_no_run() {
+        let block = Diagnostic::error("b").with_location("src/b.rs", Some(2), None).with_log_range(7, 12);
+        let f = finished(vec![block], 1);
+        let text = standard(&f, &[], Hints { surface: Surface::Cli, stored: false });
+        assert_eq!(text, "FAIL exit 1\nsrc/b.rs:2 b\nmore: log lines 7-12\n");
+    }
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        let mut text = String::new();
+        let d = Diagnostic::error("x").with_code("E1").with_location("a.rs", Some(1), None);
+        count_rest(&mut text, "errors", &[&d]);
+        assert_eq!(text, "+1 more error (E1 1) in 1 file: a.rs 1\n");
+    }
+
     #[test]
     fn lines_drop_what_they_would_say_twice() {
         let d = Diagnostic::error("AssertionError: assert 1 == 2")
             .with_code("AssertionError")
             .with_location("tests/test_a.py", Some(3), None)
             .with_test("tests/test_a.py::test_one");
-        assert_eq!(diagnostic_line(&d, 160), "tests/test_a.py:3 AssertionError ::test_one: assert 1 == 2");
+        assert_eq!(
+            diagnostic_line(&d, 160),
+            "tests/test_a.py:3 AssertionError tests/test_a.py::test_one: assert 1 == 2"
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! more: {"action":"log","runId":"bafotemu","startLine":14}
 //! ```
 
-use super::{Rendered, Surface, clip, log_call};
+use super::{LogSpan, Rendered, Surface, clip, log_call};
 use crate::store::{LogLine, StreamFilter};
 use buildvise_plugin_api::{Stream, strip_ansi};
 use serde::Serialize;
@@ -25,6 +25,8 @@ pub struct LogPage<'a> {
     /// Lines of the selected stream in the whole log.
     pub total: u64,
     pub lines: Vec<LogLine>,
+    /// The 1-based position of the page's first line in the selected stream.
+    pub first: u64,
     /// The pattern the lines matched, for a grep.
     pub grep: Option<&'a str>,
     /// Where the next page starts (1-based, in the selected stream), when there is more.
@@ -62,22 +64,32 @@ fn is_zero(n: &usize) -> bool {
 
 /// Renders a page, or the grep matches of one.
 pub fn render_log(page: LogPage<'_>, surface: Surface) -> Rendered {
-    let LogPage { run_id, stream, total, lines: picked, grep, next, count } = page;
+    let LogPage { run_id, stream, total, lines: picked, first, grep, next, count } = page;
     let mut text = String::new();
-    let stream_name = match stream {
-        StreamFilter::Both => "",
-        StreamFilter::Only(Stream::Stderr) => " (stderr)",
-        StreamFilter::Only(_) => " (stdout)",
+    // A stream's page counts in that stream, while each line keeps its number in the whole log
+    // (the one diagnostics and hints use): the header says which is which.
+    let (of, numbering) = match stream {
+        StreamFilter::Both => ("", ""),
+        StreamFilter::Only(Stream::Stderr) => (" stderr", "; numbered as in the whole log"),
+        StreamFilter::Only(_) => (" stdout", "; numbered as in the whole log"),
     };
-    match (grep, picked.first(), picked.last()) {
-        (Some(re), _, _) => {
-            let _ = writeln!(text, "{} matching /{re}/ of {total} lines{stream_name}", picked.len());
+    match (grep, picked.is_empty()) {
+        (Some(re), _) => {
+            let _ = writeln!(text, "{} matching /{re}/ of {total}{of} lines{numbering}", picked.len());
         }
-        (None, Some(a), Some(b)) => {
-            let _ = writeln!(text, "lines {}-{} of {total}{stream_name}", a.number, b.number);
+        (None, false) => {
+            let last = first + picked.len() as u64 - 1;
+            match stream {
+                StreamFilter::Both => {
+                    let _ = writeln!(text, "lines {first}-{last} of {total}");
+                }
+                StreamFilter::Only(_) => {
+                    let _ = writeln!(text, "{} lines {first}-{last} of {total}{numbering}", of.trim_start());
+                }
+            }
         }
-        _ => {
-            let _ = writeln!(text, "no lines (the log has {total}{stream_name})");
+        (None, true) => {
+            let _ = writeln!(text, "no lines (the log has {total}{of} lines)");
         }
     }
     let mut view = LogView {
@@ -100,7 +112,41 @@ pub fn render_log(page: LogPage<'_>, surface: Surface) -> Rendered {
         view.lines.push(ViewLine { n: line.number, stream, text: shown.into_owned(), more_bytes });
     }
     if let Some(n) = next {
-        let _ = writeln!(text, "more: {}", log_call(surface, run_id, Some(n as i64), count, grep));
+        let span = LogSpan { start: Some(n as i64), count, stream, grep };
+        let _ = writeln!(text, "more: {}", log_call(surface, run_id, span));
     }
     Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(stream: StreamFilter, grep: Option<&str>) -> LogPage<'_> {
+        let lines = vec![
+            LogLine { number: 4, stream: Stream::Stderr, bytes: b"error: one".to_vec() },
+            LogLine { number: 9, stream: Stream::Stderr, bytes: b"error: two".to_vec() },
+        ];
+        LogPage { run_id: "bafotemu", stream, total: 6, lines, first: 2, grep, next: Some(4), count: Some(2) }
+    }
+
+    #[test]
+    fn a_stream_page_counts_in_its_stream_and_its_hint_keeps_the_stream() {
+        let text = render_log(page(StreamFilter::Only(Stream::Stderr), None), Surface::Mcp).text;
+        assert_eq!(
+            text,
+            "stderr lines 2-3 of 6; numbered as in the whole log\n4|error: one\n9|error: two\n\
+             more: {\"action\":\"log\",\"runId\":\"bafotemu\",\"stream\":\"stderr\",\"startLine\":4,\"lineCount\":2}\n"
+        );
+    }
+
+    #[test]
+    fn a_grep_hint_keeps_the_pattern_and_the_stream() {
+        let text = render_log(page(StreamFilter::Only(Stream::Stderr), Some("error")), Surface::Cli).text;
+        assert!(text.starts_with("2 matching /error/ of 6 stderr lines"), "{text}");
+        assert!(
+            text.ends_with("more: buildvise log bafotemu --stream stderr --start 4 --count 2 --grep error\n"),
+            "{text}"
+        );
+    }
 }

@@ -13,7 +13,8 @@ pub use exec::{ExecView, Tail, needs_tail, render_exec};
 pub use list::render_list;
 pub use log::{LINE_BYTES, LogPage, render_log};
 
-use buildvise_plugin_api::clip;
+use crate::store::StreamFilter;
+use buildvise_plugin_api::{Stream, clip};
 use serde::Serialize;
 
 /// How much an exec answer says.
@@ -37,6 +38,14 @@ pub enum Surface {
     Cli,
 }
 
+/// How an exec answer's hints are worded: for which surface, and whether there is a stored run
+/// to point them at (`parse` answers for a log file that is no run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    pub surface: Surface,
+    pub stored: bool,
+}
+
 /// A response: text for reading, JSON for programs.
 #[derive(Debug, Clone)]
 pub struct Rendered {
@@ -44,11 +53,29 @@ pub struct Rendered {
     pub structured: serde_json::Value,
 }
 
+/// Where a `log` call starts and what it selects.
+#[derive(Debug, Clone, Copy, Default)]
+struct LogSpan<'a> {
+    start: Option<i64>,
+    count: Option<u64>,
+    stream: StreamFilter,
+    grep: Option<&'a str>,
+}
+
 /// A call that pages the log, worded for the surface.
-fn log_call(surface: Surface, run_id: &str, start: Option<i64>, count: Option<u64>, grep: Option<&str>) -> String {
+fn log_call(surface: Surface, run_id: &str, span: LogSpan<'_>) -> String {
+    let LogSpan { start, count, stream, grep } = span;
+    let stream = match stream {
+        StreamFilter::Both => None,
+        StreamFilter::Only(Stream::Stderr) => Some("stderr"),
+        StreamFilter::Only(_) => Some("stdout"),
+    };
     match surface {
         Surface::Mcp => {
             let mut call = format!("{{\"action\":\"log\",\"runId\":\"{run_id}\"");
+            if let Some(s) = stream {
+                call.push_str(&format!(",\"stream\":\"{s}\""));
+            }
             if let Some(s) = start {
                 call.push_str(&format!(",\"startLine\":{s}"));
             }
@@ -63,6 +90,9 @@ fn log_call(surface: Surface, run_id: &str, start: Option<i64>, count: Option<u6
         }
         Surface::Cli => {
             let mut call = format!("buildvise log {run_id}");
+            if let Some(s) = stream {
+                call.push_str(&format!(" --stream {s}"));
+            }
             if let Some(s) = start {
                 call.push_str(&format!(" --start {s}"));
             }

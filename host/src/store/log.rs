@@ -113,8 +113,9 @@ fn stream_index(stream: Stream) -> &'static str {
 }
 
 /// Which lines a page selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StreamFilter {
+    #[default]
     Both,
     Only(Stream),
 }

@@ -3,8 +3,9 @@
 //!
 //! What it understands: rustc and clippy diagnostics (location, error code or lint name,
 //! headline, the notes that matter), cargo's own errors (manifest, dependency resolution,
-//! build scripts, `cargo::warning`), libtest's failures and results, and the
-//! `--message-format=json` stream when a caller asks for it.
+//! build scripts, `cargo::warning`), libtest's failures and results (with the calling line of a
+//! panic in a helper, from a `RUST_BACKTRACE` backtrace, and whether a fail-fast run left test
+//! targets out), and the `--message-format=json` stream when a caller asks for it.
 //!
 //! What it is not: a runner (the host spawns cargo and stores the log), nor a rustc JSON
 //! client: it never switches cargo's printed output to a machine format, so the stored log

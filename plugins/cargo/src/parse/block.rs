@@ -4,7 +4,9 @@
 
 use super::lints::{self, LintMemory};
 use super::panic::{self, PanicStart};
-use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, is_snippet_line, is_status_line};
+use super::text::{
+    MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label, is_snippet_line, is_status_line,
+};
 use buildvise_plugin_api::{Diagnostic, Severity, Stream, relative_to, split_location};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -48,6 +50,19 @@ pub(crate) fn headline(line: &str) -> Option<Headline<'_>> {
     };
     let message = rest.strip_prefix(": ")?.trim();
     (!message.is_empty()).then_some(Headline { severity, code, message })
+}
+
+/// Warnings cargo gives about the machine rather than the project: `spurious network error (2
+/// tries remaining): …` says a download is being retried; the project is fine, and the error
+/// that follows (if the retries fail) is what to act on.
+fn is_toolchain_notice(head: &Headline<'_>) -> bool {
+    head.severity == Severity::Warning && head.message.starts_with("spurious network error")
+}
+
+/// The arguments in `test failed, to rerun pass `--test api``: `--test api`. Cargo before 1.66
+/// quoted them with `'`.
+pub(crate) fn rerun_args(message: &str) -> &str {
+    message.split_once("to rerun pass ").map_or("", |(_, rest)| rest.trim().trim_matches(['`', '\'']))
 }
 
 /// What a headline means to the parser.
@@ -157,6 +172,9 @@ impl Block {
         require_location: bool,
     ) -> Block {
         let mut diag = Diagnostic::new(head.severity, clip(head.message, MAX_MESSAGE));
+        if is_toolchain_notice(head) {
+            diag = diag.from_toolchain();
+        }
         diag.code = head.code.map(str::to_string);
         diag.test = test;
         let build_script = head.message.starts_with("failed to run custom build command").then(BuildScript::default);
@@ -412,10 +430,18 @@ impl Block {
                 None => {}
             }
         }
+        if let Some(label) = &label
+            && names_the_fix(&diag)
+            && let Some(message) = headline_with_label(&diag.message, label)
+        {
+            diag.message = message;
+        }
         let mut all = Vec::new();
         if let Some(script) = build_script {
             match script.panic_message {
-                Some(message) => all.push(message),
+                // The script crashed: its panic is the error, and cargo's headline only says
+                // which package's script it was.
+                Some(message) => all.push(std::mem::replace(&mut diag.message, message)),
                 None => all.extend(script.stderr_lines),
             }
         }
@@ -426,6 +452,18 @@ impl Block {
         diag.notes = all;
         Some(diag.with_log_range(start, last))
     }
+}
+
+/// True for a compiler error whose headline may need its primary label to say what to fix
+/// (`mismatched types`). Lints name their problem in the headline already, and their labels are
+/// suggestions that would only lengthen every line.
+pub(crate) fn names_the_fix(diag: &Diagnostic) -> bool {
+    diag.severity == Severity::Error && diag.code.as_deref().is_none_or(is_error_code)
+}
+
+/// `E0308`: rustc's error codes, as opposed to lint names.
+fn is_error_code(code: &str) -> bool {
+    code.len() == 5 && code.starts_with('E') && code[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The first causes and the root one, at most `room` of them.
@@ -480,6 +518,16 @@ mod tests {
         assert_eq!(kind("error: test failed, to rerun pass `--lib`"), Some(HeadlineKind::TestBinary));
         assert_eq!(kind("warning: unused manifest key: package.colour"), Some(HeadlineKind::Report));
         assert_eq!(kind("error: no matching package named `nope` found"), Some(HeadlineKind::Report));
+        assert_eq!(rerun_args("test failed, to rerun pass `--test api`"), "--test api");
+        let notice = headline(
+            "warning: spurious network error (2 tries remaining): failed to connect to 127.0.0.1: Connection \
+             refused; class=Os (2)",
+        );
+        assert!(notice.is_some_and(|h| is_toolchain_notice(&h)));
+        let project = headline("warning: unused manifest key: package.colour");
+        assert!(project.is_some_and(|h| !is_toolchain_notice(&h)));
+        assert_eq!(rerun_args("doctest failed, to rerun pass `-p core --doc`"), "-p core --doc");
+        assert_eq!(rerun_args("test failed, to rerun pass '--doc'"), "--doc");
     }
 
     #[test]

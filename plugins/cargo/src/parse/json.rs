@@ -2,13 +2,51 @@
 //! diagnostics arrive as `compiler-message` objects with the rendered text, the spans and the
 //! lint's name for every occurrence.
 
+use super::block::names_the_fix;
 use super::lints;
-use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip};
+use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label};
 use buildvise_plugin_api::{Diagnostic, Severity, is_absolute, relative_to, split_location, strip_ansi_str};
 use serde::Deserialize;
 
 /// The prefix cargo gives every diagnostic message (`reason` is serialised first).
 pub(crate) const COMPILER_MESSAGE: &[u8] = br#"{"reason":"compiler-message""#;
+
+/// The prefix of each built (or fresh) unit: under `cargo test`, the list of what will run.
+pub(crate) const COMPILER_ARTIFACT: &[u8] = br#"{"reason":"compiler-artifact""#;
+
+#[derive(Deserialize)]
+struct Artifact {
+    package_id: String,
+    target: ArtifactTarget,
+    profile: ArtifactProfile,
+}
+
+#[derive(Deserialize)]
+struct ArtifactTarget {
+    kind: Vec<String>,
+    name: String,
+    #[serde(default)]
+    doctest: bool,
+}
+
+#[derive(Deserialize)]
+struct ArtifactProfile {
+    #[serde(default)]
+    test: bool,
+}
+
+/// What a `compiler-artifact` line will run under `cargo test`: a test binary (a unit built
+/// with the test profile), or a library's doctests (its plain build, when it has doctests).
+/// Keys tell targets apart, so a unit reported twice counts once.
+pub(crate) fn test_target(line: &[u8], with_doctests: bool) -> Option<String> {
+    let a: Artifact = serde_json::from_slice(line).ok()?;
+    let kinds = a.target.kind.join(",");
+    if a.profile.test {
+        return Some(format!("test {} {kinds} {}", a.package_id, a.target.name));
+    }
+    let library = a.target.kind.iter().any(|k| matches!(k.as_str(), "lib" | "rlib" | "dylib" | "proc-macro"));
+    (with_doctests && library && a.target.doctest).then(|| format!("doc {} {}", a.package_id, a.target.name))
+}
 
 #[derive(Deserialize)]
 struct Envelope {
@@ -94,6 +132,12 @@ pub(crate) fn compiler_message(line: &[u8], number: u64, cwd: &str) -> Option<Di
         .map(|c| format!("{}: {}", c.level, c.message))
         .filter(|note| !lints::is_level_boilerplate(note) && !lints::is_level_boilerplate(&format!("= {note}")))
         .map(|note| clip(&note, MAX_NOTE));
+    if let Some(label) = &label
+        && names_the_fix(&diag)
+        && let Some(message) = headline_with_label(&diag.message, label)
+    {
+        diag.message = message;
+    }
     diag.notes = label.into_iter().chain(children).take(MAX_NOTES).collect();
     Some(diag)
 }
@@ -159,6 +203,32 @@ mod tests {
         let line = r#"{"reason":"compiler-message","message":{"level":"warning","message":"unused result","code":{"code":"unused_must_use"},"spans":[{"file_name":"/rustc/abc/library/std/src/macros.rs","line_start":140,"column_start":1,"line_end":140,"column_end":5,"is_primary":true,"expansion":{"span":{"file_name":"src/main.rs","line_start":3,"column_start":5,"line_end":3,"column_end":20,"is_primary":false}}}],"children":[]}}"#;
         let d = compiler_message(line.as_bytes(), 1, "/w").expect("a diagnostic");
         assert_eq!((d.file.as_deref(), d.line, d.column), (Some("src/main.rs"), Some(3), Some(5)));
+    }
+
+    #[test]
+    fn a_vague_error_carries_its_primary_label() {
+        // cargo 1.95 `--message-format=json`, the explanation and the child's spans left out.
+        let line = r#"{"reason":"compiler-message","package_id":"path+file:///home/dev/src/meter#meter@0.1.0","message":{"rendered":"error[E0308]: mismatched types\n  --> src/lib.rs:16:9\n   |\n15 |     pub fn kilos(&self) -> u32 {\n   |                            --- expected `u32` because of return type\n16 |         self.total / 1000\n   |         ^^^^^^^^^^^^^^^^^ expected `u32`, found `u64`\n","$message_type":"diagnostic","children":[{"children":[],"code":null,"level":"help","message":"you can convert a `u64` to a `u32` and panic if the converted value doesn't fit","rendered":null,"spans":[]}],"level":"error","message":"mismatched types","spans":[{"byte_end":278,"byte_start":261,"column_end":26,"column_start":9,"expansion":null,"file_name":"src/lib.rs","is_primary":true,"label":"expected `u32`, found `u64`","line_end":16,"line_start":16,"suggested_replacement":null,"suggestion_applicability":null,"text":[]},{"byte_end":250,"byte_start":247,"column_end":31,"column_start":28,"expansion":null,"file_name":"src/lib.rs","is_primary":false,"label":"expected `u32` because of return type","line_end":15,"line_start":15,"suggested_replacement":null,"suggestion_applicability":null,"text":[]}],"code":{"code":"E0308","explanation":null}}}"#;
+        let d = compiler_message(line.as_bytes(), 1, "/home/dev/src/meter").expect("a diagnostic");
+        assert_eq!(d.message, "mismatched types (expected `u32`, found `u64`)");
+        assert_eq!((d.file.as_deref(), d.line, d.column), (Some("src/lib.rs"), Some(16), Some(9)));
+        // A lint's label is a suggestion, not the missing half of its headline.
+        let lint = compiler_message(WARNING.as_bytes(), 1, "/w").expect("a diagnostic");
+        assert_eq!(lint.message, "unused variable: `n`");
+    }
+
+    #[test]
+    fn artifacts_name_the_test_targets_to_run() {
+        // `cargo test --message-format=json` 1.95, `profile` shortened to the field read.
+        let lib = r#"{"reason":"compiler-artifact","package_id":"path+file:///home/dev/src/stops#stops@0.1.0","manifest_path":"/home/dev/src/stops/Cargo.toml","target":{"kind":["lib"],"crate_types":["lib"],"name":"stops","src_path":"/home/dev/src/stops/src/lib.rs","edition":"2021","doc":true,"doctest":true,"test":true},"profile":{"opt_level":"0","test":false},"features":[],"filenames":[],"executable":null,"fresh":true}"#;
+        let api = r#"{"reason":"compiler-artifact","package_id":"path+file:///home/dev/src/stops#stops@0.1.0","manifest_path":"/home/dev/src/stops/Cargo.toml","target":{"kind":["test"],"crate_types":["bin"],"name":"api","src_path":"/home/dev/src/stops/tests/api.rs","edition":"2021","doc":false,"doctest":false,"test":true},"profile":{"opt_level":"0","test":true},"features":[],"filenames":[],"executable":"/home/dev/src/stops/target/debug/deps/api-34de49a7041412e0","fresh":true}"#;
+        assert_eq!(
+            test_target(lib.as_bytes(), true).as_deref(),
+            Some("doc path+file:///home/dev/src/stops#stops@0.1.0 stops")
+        );
+        assert_eq!(test_target(lib.as_bytes(), false), None);
+        assert!(test_target(api.as_bytes(), false).is_some_and(|k| k.starts_with("test ") && k.ends_with(" api")));
+        assert_eq!(test_target(br#"{"reason":"compiler-artifact","target":{}}"#, true), None);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! message is the next line of the panic's own stream), because `buildvise parse` feeds all of
 //! stdout before all of stderr.
 
+mod backtrace;
 mod block;
 mod json;
 mod libtest;
@@ -14,6 +15,7 @@ mod lints;
 mod panic;
 mod text;
 
+use backtrace::{Backtrace, Step};
 use block::{Block, Flow, HeadlineKind};
 use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, RunEnd, Stream, relative_to, split_location,
@@ -29,6 +31,29 @@ const LEGACY_PANIC_LINES: u32 = 40;
 
 /// Most indented lines (an assertion's `left:`/`right:`) kept under a panic message.
 const PANIC_NOTES: usize = 3;
+
+/// Longest panic message kept before a ` via file:line:col` suffix: answers show about 160
+/// bytes of a message, and the caller's line must stay in view.
+const MESSAGE_BEFORE_VIA: usize = 110;
+
+/// What cargo's `test failed, to rerun pass …` means when nothing follows it: without
+/// `--no-fail-fast` cargo stopped there, and it never says which targets it left out.
+const STOPPED_EARLY: &str = "later test targets not run; add --no-fail-fast";
+
+/// Options that choose test targets; with any of them cargo runs no doctests unless `--doc`
+/// asks, so a library's build does not promise them.
+const TARGET_OPTIONS: &[&str] = &[
+    "--lib",
+    "--bin",
+    "--bins",
+    "--test",
+    "--tests",
+    "--example",
+    "--examples",
+    "--bench",
+    "--benches",
+    "--all-targets",
+];
 
 pub(crate) struct CargoParser {
     cwd: String,
@@ -46,12 +71,30 @@ pub(crate) struct CargoParser {
     orphans: Vec<Diagnostic>,
     /// Panics of threads a test spawned; the test's own panic is the verdict's reason.
     side_panics: Vec<Diagnostic>,
+    /// The call asked cargo to run every test target whatever fails.
+    no_fail_fast: bool,
+    /// The rerun arguments of the last `test failed, to rerun pass …` that no later test
+    /// target or `N targets failed` list followed: cargo stopped after that target.
+    last_failed_target: Option<String>,
+    /// After `note: panic did not contain expected string`: libtest's next lines say what a
+    /// `should_panic(expected = …)` test expected.
+    expected_panic: bool,
+    /// What each such test expected. Applied at the end: under --nocapture the test's panic
+    /// was printed long before, with other tests' output between.
+    expected_strings: HashMap<String, String>,
+    /// The test targets `--message-format=json` announced (cargo prints no such list otherwise).
+    test_targets: HashSet<String>,
+    /// A library's build announces its doctests (no option chose other targets).
+    doctests_expected: bool,
+    /// `Running …` and `Doc-tests …` lines: the targets that started.
+    targets_started: usize,
 }
 
 enum PanicStage {
     Message,
     Notes,
     LegacyLocation { lines_left: u32 },
+    Backtrace(Backtrace),
 }
 
 /// Where a finished panic goes.
@@ -86,6 +129,17 @@ impl CargoParser {
             crashed: HashSet::new(),
             orphans: Vec::new(),
             side_panics: Vec::new(),
+            no_fail_fast: context.args.iter().take_while(|a| *a != "--").any(|a| a == "--no-fail-fast"),
+            last_failed_target: None,
+            expected_panic: false,
+            expected_strings: HashMap::new(),
+            test_targets: HashSet::new(),
+            doctests_expected: !context
+                .args
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| TARGET_OPTIONS.contains(&a.split('=').next().unwrap_or(a))),
+            targets_started: 0,
         }
     }
 
@@ -107,6 +161,10 @@ impl CargoParser {
             // The log ended (or the stream moved on) before the line with the panic's message.
             if p.diag.message.is_empty() {
                 p.diag.message = "panicked".into();
+            }
+            if let PanicStage::Backtrace(Backtrace { via: Some(via), .. }) = &p.stage {
+                // A path, as printed, can be any length.
+                p.diag.message = format!("{} via {}", clip(&p.diag.message, MESSAGE_BEFORE_VIA), clip(via, MAX_NOTE));
             }
             let d = p.diag.with_log_range(p.start, p.last);
             match p.owner {
@@ -150,6 +208,31 @@ impl CargoParser {
                 p.last = number;
                 true
             }
+            PanicStage::Notes if text == backtrace::HEADER => {
+                let at = match (&p.diag.file, p.diag.line, p.diag.column) {
+                    (Some(file), Some(line), Some(column)) => format!("{file}:{line}:{column}"),
+                    (Some(file), Some(line), None) => format!("{file}:{line}"),
+                    _ => String::new(),
+                };
+                p.stage = PanicStage::Backtrace(Backtrace::new(&at, p.diag.test.as_deref()));
+                p.last = number;
+                true
+            }
+            PanicStage::Backtrace(trace) => match trace.line(text, &self.cwd) {
+                Step::Frame => {
+                    p.last = number;
+                    true
+                }
+                Step::End => {
+                    p.last = number;
+                    self.close_panic(slot);
+                    true
+                }
+                Step::Other => {
+                    self.close_panic(slot);
+                    false
+                }
+            },
             PanicStage::Notes => {
                 self.close_panic(slot);
                 false
@@ -180,6 +263,11 @@ impl CargoParser {
                 && let Some(d) = json::compiler_message(bytes, line.number, &self.cwd)
             {
                 self.diagnostics.push(d);
+            } else if self.test_tool
+                && bytes.starts_with(json::COMPILER_ARTIFACT)
+                && let Some(target) = json::test_target(bytes, self.doctests_expected)
+            {
+                self.test_targets.insert(target);
             }
             return;
         }
@@ -192,6 +280,21 @@ impl CargoParser {
             return;
         }
         let text = line.text();
+        if first == b' ' && is_status_line(bytes) {
+            let verb = text.trim_start();
+            if verb.starts_with("Running ") || verb.starts_with("Doc-tests ") {
+                // A later target ran: cargo went on after the last failure.
+                self.last_failed_target = None;
+                self.targets_started += 1;
+            }
+        }
+        if self.expected_panic {
+            if first == b' ' {
+                self.expected_substring(&text, line.number);
+                return;
+            }
+            self.expected_panic = false;
+        }
         if self.tests.line(&text, line.number) {
             if let Some((name, failed)) = self.tests.last_verdict.take() {
                 self.verdict(name, failed);
@@ -214,8 +317,17 @@ impl CargoParser {
         let Some(head) = block::headline(text) else { return };
         let kind = block::classify(&head);
         match kind {
-            HeadlineKind::Summary => return,
-            HeadlineKind::TestBinary => self.tests.binary_ended(),
+            HeadlineKind::Summary => {
+                // `error: 2 targets failed:` ends a --no-fail-fast run, which ran every target.
+                if head.message.contains(" failed") {
+                    self.last_failed_target = None;
+                }
+                return;
+            }
+            HeadlineKind::TestBinary => {
+                self.tests.binary_ended();
+                self.last_failed_target = Some(block::rerun_args(head.message).to_string());
+            }
             HeadlineKind::Report => {}
         }
         let orphan = self.collecting_orphans();
@@ -294,12 +406,7 @@ impl CargoParser {
     /// `note: panic did not contain expected string`, which explains the panic just read.
     fn did_not_panic(&mut self, text: &str, number: u64) {
         if text.starts_with("note: panic did not contain expected string") {
-            if let Context::Failure(name) = self.tests.context()
-                && let Some(last) = self.diagnostics.last_mut()
-                && last.test.as_deref() == Some(name)
-            {
-                last.notes.push("panic did not contain the expected string".into());
-            }
+            self.expected_panic = matches!(self.tests.context(), Context::Failure(_));
             return;
         }
         let Some(rest) = text.strip_prefix("note: test did not panic as expected") else { return };
@@ -313,6 +420,26 @@ impl CargoParser {
             Context::Free => {}
         }
         self.diagnostics.push(diag);
+    }
+
+    /// ` expected substring: "bang"` under `note: panic did not contain expected string` (before
+    /// Rust 1.73 in backticks: `` `"bang"` ``): the test's panic says what it did panic with, and
+    /// what it should have said decides the fix, so the message names both.
+    fn expected_substring(&mut self, text: &str, number: u64) {
+        let Some(expected) = text.trim_start().strip_prefix("expected substring: ") else { return };
+        self.expected_panic = false;
+        let expected = expected.trim().trim_end_matches(',').trim_matches('`');
+        if let Context::Failure(name) = self.tests.context() {
+            // Captured output prints the explanation right under the test's panic: then its
+            // lines are the panic's too.
+            if let Some(last) = self.diagnostics.last_mut()
+                && last.test.as_deref() == Some(name)
+                && let Some(range) = &mut last.log_range
+            {
+                range.end = range.end.max(number);
+            }
+            self.expected_strings.insert(name.to_string(), clip(expected, MAX_NOTE));
+        }
     }
 
     /// `--message-format=short`: `src/a.rs:4:5: warning: unused import: `x``.
@@ -401,6 +528,10 @@ impl Parser for CargoParser {
             {
                 continue;
             }
+            if let Some(expected) = d.test.as_ref().and_then(|t| self.expected_strings.remove(t)) {
+                let message = format!("panic did not contain {expected}: {}", d.message);
+                d.message = clip(&message, MAX_MESSAGE);
+            }
             // The first diagnostic of a lint names it; one printed earlier (another crate,
             // another stream) learns it now.
             if d.code.is_none() && d.file.is_some() && d.test.is_none() {
@@ -423,7 +554,22 @@ impl Parser for CargoParser {
             }
             failed_tests.push(failed.name);
         }
-        ParseResult::new(kept.into_vec()).with_summary(finished.summary).with_failed_tests(failed_tests)
+        let result = ParseResult::new(kept.into_vec()).with_summary(finished.summary).with_failed_tests(failed_tests);
+        match &self.last_failed_target {
+            Some(_) if self.no_fail_fast => result,
+            // The JSON stream listed the targets: count the ones that never started.
+            Some(_) if !self.test_targets.is_empty() => {
+                match self.test_targets.len().saturating_sub(self.targets_started) {
+                    0 => result,
+                    1 => result.with_stopped_early("1 test target not run; add --no-fail-fast"),
+                    n => result.with_stopped_early(format!("{n} test targets not run; add --no-fail-fast")),
+                }
+            }
+            // Doctests run after every test binary; a lone `--doc` (no `-p`: one package) was the
+            // last target there was.
+            Some(rerun) if rerun != "--doc" => result.with_stopped_early(STOPPED_EARLY),
+            _ => result,
+        }
     }
 }
 

@@ -33,13 +33,32 @@ pub(crate) fn is_snippet_line(line: &str) -> bool {
     rest.starts_with('|') || rest.starts_with("-->") || rest.starts_with(":::") || rest == "..."
 }
 
-/// The label after the first caret run of a snippet line (`|  ^^^ expected `u32``), if any.
+/// Longest primary label appended to a headline: the line must stay one short line.
+pub(crate) const MAX_LABEL: usize = 60;
+
+/// The label after the first caret run of a snippet line (`|  ^^^ expected `u32``), if any. A
+/// numbered line is source code, whose `^` is an operator, not a caret.
 pub(crate) fn caret_label(line: &str) -> Option<&str> {
-    let (_, after_gutter) = line.split_once('|')?;
+    let (gutter, after_gutter) = line.split_once('|')?;
+    if !gutter.trim().is_empty() {
+        return None;
+    }
     let start = after_gutter.find('^')?;
     let rest = after_gutter[start..].trim_start_matches('^');
     let label = rest.strip_prefix(' ')?.trim();
     (!label.is_empty()).then_some(label)
+}
+
+/// `headline (label)` when the primary label says something the headline does not: a name or
+/// type in backticks that the headline lacks (`mismatched types` + `expected `u32`, found `u64``).
+/// Labels that only restate the headline (`not found in this scope`) add nothing and are left out.
+pub(crate) fn headline_with_label(headline: &str, label: &str) -> Option<String> {
+    let label = label.trim();
+    let mut quoted = label.split('`').skip(1).step_by(2);
+    if !quoted.any(|q| !q.is_empty() && !headline.contains(q)) {
+        return None;
+    }
+    Some(format!("{headline} ({})", clip(label, MAX_LABEL)))
 }
 
 #[cfg(test)]
@@ -72,5 +91,18 @@ mod tests {
         assert_eq!(caret_label("   |     ^^^^ expected `u32`, found `i64`"), Some("expected `u32`, found `i64`"));
         assert_eq!(caret_label("   |     ----- value moved here"), None);
         assert_eq!(caret_label("   |     ^^^^"), None);
+        assert_eq!(caret_label("16 |     a ^ b"), None);
+    }
+
+    #[test]
+    fn labels_join_the_headline_only_when_they_add_to_it() {
+        assert_eq!(
+            headline_with_label("mismatched types", "expected `u32`, found `u64`").as_deref(),
+            Some("mismatched types (expected `u32`, found `u64`)")
+        );
+        assert_eq!(headline_with_label("cannot find value `x` in this scope", "not found in this scope"), None);
+        assert_eq!(headline_with_label("no method named `f` found for struct `S`", "method not found in `S`"), None);
+        let long = headline_with_label("mismatched types", &format!("expected `{}`", "A".repeat(100))).unwrap();
+        assert!(long.len() < "mismatched types ()".len() + MAX_LABEL + 4, "{long}");
     }
 }

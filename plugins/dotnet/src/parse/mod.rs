@@ -6,8 +6,10 @@
 //! - [`failure`]: failed tests printed by VSTest, the Terminal Logger, Microsoft.Testing.Platform
 //!   and nunit-console;
 //! - [`summary`]: the runners' totals;
+//! - [`crash`]: a test host or program killed by an unhandled exception;
 //! - [`report`]: TRX and NUnit XML files.
 
+pub mod crash;
 pub mod failure;
 pub mod msbuild;
 pub mod report;
@@ -56,7 +58,13 @@ pub struct DotnetParser {
     /// Inside nunit-console's `Errors and Failures:` section.
     nunit_section: bool,
     crash: Option<Diagnostic>,
+    /// The stack printed under the crash's `Unhandled exception.` line, while it is being read.
+    crash_stack: Option<crash::Stack>,
+    /// The top frame of the crash's stack, once its stack ended.
+    crash_frame: Option<(String, u32)>,
     crash_reported: bool,
+    /// A test host crashed: its remaining tests never ran.
+    host_crashed: bool,
     awaiting_crash_test: bool,
     /// Assemblies that ran (`Test run for …/X.dll`), by file stem.
     test_runs: HashSet<String>,
@@ -79,7 +87,10 @@ impl DotnetParser {
             summaries: Summaries::default(),
             nunit_section: false,
             crash: None,
+            crash_stack: None,
+            crash_frame: None,
             crash_reported: false,
+            host_crashed: false,
             awaiting_crash_test: false,
             test_runs: HashSet::new(),
             failed_projects: HashSet::new(),
@@ -88,6 +99,18 @@ impl DotnetParser {
 
     fn dispatch(&mut self, text: &str, number: u64) {
         let trimmed = text.trim();
+        if let Some(stack) = &mut self.crash_stack {
+            match stack.feed(trimmed) {
+                crash::Take::Frame => {
+                    if let Some(range) = self.crash.as_mut().and_then(|c| c.log_range.as_mut()) {
+                        range.end = range.end.max(number);
+                    }
+                    return;
+                }
+                crash::Take::Maybe => {}
+                crash::Take::End => self.end_crash_stack(),
+            }
+        }
         if trimmed.is_empty() || trimmed.starts_with("##[") {
             return;
         }
@@ -152,10 +175,27 @@ impl DotnetParser {
             self.nunit_section = false;
             return true;
         }
+        if let Some(exception) = crash::unhandled_exception(trimmed) {
+            // The exception is what the reader needs first; VSTest's own words become a note.
+            self.host_crashed |= trimmed.starts_with("The active ");
+            let crash = self.crash.get_or_insert_with(|| Diagnostic::error("").with_log_range(number, number));
+            let said = std::mem::replace(&mut crash.message, clip(exception, MAX_TEXT).into_owned());
+            for note in
+                [Some(said.as_str()).filter(|s| !s.is_empty()), crash::abort_reason(trimmed)].into_iter().flatten()
+            {
+                if crash.notes.len() < MAX_NOTES {
+                    crash.notes.push(clip(note, MAX_TEXT).into_owned());
+                }
+            }
+            self.crash_stack = Some(crash::Stack::default());
+            self.crash_frame = None;
+            return true;
+        }
         if trimmed.starts_with("The active test run was aborted")
             || trimmed.starts_with("The active Test Run was aborted")
             || trimmed.starts_with("Test Run Aborted")
         {
+            self.host_crashed = true;
             match &mut self.crash {
                 Some(crash) => {
                     if crash.notes.len() < MAX_NOTES && !trimmed.starts_with("Test Run Aborted.") {
@@ -276,12 +316,37 @@ impl DotnetParser {
         self.diagnostics.push(failure.into_diagnostic(&self.cwd));
     }
 
+    /// The crash's stack ended: its top frame inside the project locates the crash.
+    fn end_crash_stack(&mut self) {
+        if let Some(stack) = self.crash_stack.take() {
+            self.crash_frame = stack.top_frame(&self.cwd).cloned();
+        }
+    }
+
     fn flush_crash(&mut self) {
-        if let Some(crash) = self.crash.take() {
+        self.end_crash_stack();
+        if let Some(mut crash) = self.crash.take() {
+            if let Some((file, line)) = self.crash_frame.take() {
+                crash = crash.with_location(relative_to(&file, &self.cwd), Some(line), None);
+            }
             self.diagnostics.push(crash);
             self.crash_reported = true;
         }
         self.awaiting_crash_test = false;
+    }
+
+    /// What a test run left out: test projects that did not build, tests after a host crash.
+    fn stopped_early(&self, summary: Option<&TestSummary>) -> Option<String> {
+        let mut what = Vec::new();
+        match summary.and_then(|s| s.projects_build_failed) {
+            Some(0) | None => {}
+            Some(1) => what.push("1 test project not run: build failed".to_string()),
+            Some(n) => what.push(format!("{n} test projects not run: build failed")),
+        }
+        if self.is_test && self.host_crashed {
+            what.push("test host crashed: the rest of its tests did not run".to_string());
+        }
+        (!what.is_empty()).then(|| what.join("; "))
     }
 
     /// Test projects that failed to build: projects with build errors that never ran tests.
@@ -347,9 +412,14 @@ impl Parser for DotnetParser {
         } else {
             None
         };
-        ParseResult::new(std::mem::take(&mut self.diagnostics).into_vec())
+        let stopped = self.stopped_early(summary.as_ref());
+        let result = ParseResult::new(std::mem::take(&mut self.diagnostics).into_vec())
             .with_summary(summary)
-            .with_failed_tests(std::mem::take(&mut self.failed_tests))
+            .with_failed_tests(std::mem::take(&mut self.failed_tests));
+        match stopped {
+            Some(what) => result.with_stopped_early(what),
+            None => result,
+        }
     }
 }
 

@@ -322,6 +322,62 @@ Total tests: Unknown
 }
 
 #[test]
+fn host_crash_with_an_unhandled_exception_is_located_in_the_project() {
+    let log = "\
+Test run for /home/dev/src/shop/tests/Shop.Tests/bin/Debug/net8.0/Shop.Tests.dll (.NETCoreApp,Version=v8.0)
+VSTest version 17.11.1 (x64)
+
+Starting test execution, please wait...
+A total of 1 test files matched the specified pattern.
+The active test run was aborted. Reason: Test host process crashed : Unhandled exception. System.InvalidOperationException: Queue was disposed
+   at System.Collections.Concurrent.BlockingCollection`1.Add(T item)
+   at Shop.Worker.Run() in /home/dev/src/shop/src/Shop/Worker.cs:line 42
+   at Shop.Tests.WorkerTests.<>c.<Crash>b__0_0() in /home/dev/src/shop/tests/Shop.Tests/WorkerTests.cs:line 12
+   at System.Threading.Thread.StartCallback()
+
+Test Run Aborted.
+Total tests: Unknown
+     Passed: 3
+ Total time: 0.9 Seconds
+";
+    let r = parse_log(parser("dotnet.test", "/home/dev/src/shop"), log.as_bytes(), 1);
+    assert_eq!(r.diagnostics.len(), 1, "{:?}", r.diagnostics);
+    let d = &r.diagnostics[0];
+    assert_eq!(d.message, "System.InvalidOperationException: Queue was disposed");
+    assert_eq!((d.file.as_deref(), d.line), (Some("src/Shop/Worker.cs"), Some(42)));
+    assert_eq!(d.notes[0], "The active test run was aborted. Reason: Test host process crashed");
+    assert_eq!(d.log_range, Some(LogRange::new(6, 12)));
+    assert_eq!(summary(&r), (3, 0, 0, 3, Some(0)));
+    assert_eq!(r.stopped_early.as_deref(), Some("test host crashed: the rest of its tests did not run"));
+}
+
+#[test]
+fn unhandled_exception_of_any_program() {
+    let log = "\
+Unhandled exception. System.IO.FileNotFoundException: Could not find file '/srv/app/appsettings.json'.
+File name: '/srv/app/appsettings.json'
+   at Microsoft.Win32.SafeHandles.SafeFileHandle.Open(String fullPath)
+   at Shop.Program.Main(String[] args) in /src/Shop/Program.cs:line 7
+";
+    let r = parse_log(parser("dotnet.build", "/src/Shop"), log.as_bytes(), 134);
+    let d = &r.diagnostics[0];
+    assert_eq!(d.message, "System.IO.FileNotFoundException: Could not find file '/srv/app/appsettings.json'.");
+    assert_eq!((d.file.as_deref(), d.line), (Some("Program.cs"), Some(7)));
+    assert_eq!(r.stopped_early, None);
+}
+
+#[test]
+fn test_projects_that_failed_to_build_are_said_not_to_have_run() {
+    let log = "\
+/src/C/tests/A.Tests/T.cs(4,1): error CS1002: ; expected [/src/C/tests/A.Tests/A.Tests.csproj]
+/src/C/tests/B.Tests/T.cs(9,5): error CS0103: The name 'x' does not exist in the current context [/src/C/tests/B.Tests/B.Tests.csproj]
+";
+    let r = test(log, 1);
+    assert_eq!(summary(&r).4, Some(2));
+    assert_eq!(r.stopped_early.as_deref(), Some("2 test projects not run: build failed"));
+}
+
+#[test]
 fn terminal_logger_test_errors() {
     let log = "\
   MyTests test failed with 2 error(s) (0.8s)

@@ -6,9 +6,11 @@
 //! did not load: ts-jest prints the type errors inside it tsc-style (the tsc recogniser reports
 //! those), babel a `SyntaxError: /abs/file: msg (line:col)` with a 0-based column. With many
 //! suites, Jest prints every block again under "Summary of all failing tests"; the sink drops
-//! the repeats.
+//! the repeats. A deep-equality diff of one line each way joins the headline ([`Diff`]), and
+//! `Test Suites: 1 failed, 1 of 5 total` says `--bail` left test files unrun.
 
-use super::{Ln, Recogniser, frames, parse_counts};
+use super::{Ln, Recogniser, bailed, frames, parse_counts};
+use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
 use regex::Regex;
@@ -38,6 +40,7 @@ struct Block {
     frame: Option<frames::Frame>,
     /// The sink's size when the block opened: grown means ts-jest's type errors were reported.
     reported_before: usize,
+    diff: Diff,
 }
 
 impl Recogniser for Jest {
@@ -61,6 +64,7 @@ impl Recogniser for Jest {
                 notes: Vec::new(),
                 frame: None,
                 reported_before: sink.count(),
+                diff: Diff::default(),
             });
             return true;
         }
@@ -86,11 +90,17 @@ impl Recogniser for Jest {
             sink.add_summary(TestSummary::new(get("passed"), get("failed"), skipped, get("total")));
             return true;
         }
-        if trimmed.starts_with("Test Suites:") || trimmed.starts_with("Summary of all failing tests") {
+        if let Some(counts) = trimmed.strip_prefix("Test Suites:") {
+            self.flush(sink);
+            suites_not_run(counts, sink);
+            return true;
+        }
+        if trimmed.starts_with("Summary of all failing tests") {
             self.flush(sink);
             return true;
         }
         let Some(block) = &mut self.block else { return false };
+        block.diff.feed(text);
         let line = text.trim();
         if line.is_empty() {
             return true;
@@ -123,7 +133,12 @@ impl Recogniser for Jest {
         if block.test.is_none() && sink.count() > block.reported_before {
             return;
         }
-        let mut diagnostic = Diagnostic::error(block.headline.unwrap_or_else(|| "test failed".into()));
+        let headline = block.headline.unwrap_or_else(|| "test failed".into());
+        let mut headline = diff::without_equality_remark(&headline).to_string();
+        if let Some(gist) = block.diff.gist() {
+            headline = format!("{headline} {gist}");
+        }
+        let mut diagnostic = Diagnostic::error(headline);
         diagnostic.notes = block.notes;
         match (block.frame, block.suite_file) {
             (Some(frame), _) => diagnostic = diagnostic.with_location(frame.file, Some(frame.line), frame.column),
@@ -136,6 +151,25 @@ impl Recogniser for Jest {
         }
         sink.push(diagnostic.with_log_range(block.start, block.end));
     }
+}
+
+/// `1 failed, 1 of 5 total`: Jest stopped (`--bail`) before running every test file; a complete
+/// run says `5 total`.
+fn suites_not_run(counts: &str, sink: &mut Sink) {
+    let mut parts: Vec<&str> = counts.split(',').collect();
+    let Some(last) = parts.pop() else { return };
+    let Some((ran, total)) = last.trim().strip_suffix(" total").and_then(|t| t.split_once(" of ")) else { return };
+    let (Ok(ran), Ok(total)) = (ran.trim().parse::<u64>(), total.trim().parse::<u64>()) else { return };
+    if ran >= total {
+        return;
+    }
+    let failed = parse_counts(parts.into_iter()).iter().find(|(w, _)| *w == "failed").map_or(0, |(_, n)| *n);
+    sink.stopped_early(bailed(
+        failed,
+        ("failed test file", "failed test files"),
+        total - ran,
+        ("test file", "test files"),
+    ));
 }
 
 #[cfg(test)]
@@ -191,6 +225,58 @@ Ran all test suites.\n";
         let summary = result.summary.expect("summary");
         assert_eq!((summary.passed, summary.failed, summary.skipped, summary.total), (7, 2, 3, 12));
         assert_eq!(result.failed_tests.len(), 2);
+    }
+
+    #[test]
+    fn bail_leaves_test_files_unrun() {
+        let log = "FAIL test/totals.test.js\n\
+\x20 \u{25cf} checkout total\n\
+\n\
+\x20   expect(received).toBe(expected) // Object.is equality\n\
+\n\
+\x20     at Object.toBe (test/totals.test.js:6:35)\n\
+\n\
+Test Suites: 1 failed, 1 of 5 total\n\
+Tests:       1 failed, 1 passed, 2 total\n";
+        let result = parse(log, 1);
+        assert_eq!(
+            result.stopped_early.as_deref(),
+            Some("bailed after 1 failed test file; 4 test files not run; rerun without --bail")
+        );
+        assert_eq!(result.summary.map(|s| (s.failed, s.total)), Some((1, 2)));
+        assert_eq!(parse(JEST30, 1).stopped_early, None);
+        // With workers, files that passed before the failure count too.
+        let log = "Test Suites: 1 failed, 1 passed, 2 of 5 total\nTests:       1 failed, 3 passed, 4 total\n";
+        let said = parse(log, 1).stopped_early.unwrap_or_default();
+        assert!(said.starts_with("bailed after 1 failed test file; 3 test files not run"), "{said}");
+    }
+
+    #[test]
+    fn one_line_deep_equality_diff_joins_the_message() {
+        let log = "FAIL test/d.test.js\n\
+\x20 \u{25cf} one prop\n\
+\n\
+\x20   expect(received).toEqual(expected) // deep equality\n\
+\n\
+\x20   - Expected  - 1\n\
+\x20   + Received  + 1\n\
+\n\
+\x20     Object {\n\
+\x20       \"amount\": 16,\n\
+\x20   -   \"qty\": 4,\n\
+\x20   +   \"qty\": 3,\n\
+\x20       \"sku\": \"A-1\",\n\
+\x20     }\n\
+\n\
+\x20     1 | test('one prop', () => {\n\
+\n\
+\x20     at Object.toEqual (test/d.test.js:2:60)\n\
+\n\
+Tests:       1 failed, 1 total\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs[0].message, "expect(received).toEqual(expected) (- \"qty\": 4, + \"qty\": 3)");
+        assert_eq!((errs[0].line, errs[0].column), (Some(2), Some(60)));
     }
 
     #[test]

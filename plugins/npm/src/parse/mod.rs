@@ -3,16 +3,20 @@
 //! The parser cannot know which tool a script runs, so each format has a recogniser that spots
 //! its own lines, and [`NpmParser`] offers every line to them in turn until one takes it: npm's
 //! lines first (they also mark where one script's output ends), then one-line JSON reports, then
-//! tsc, ESLint, Jest, Vitest, Mocha and node:test. Each first checks a cheap prefix; a line none
+//! Node's own crash reports and process warnings (whatever script ran node), then tsc, ESLint,
+//! Jest, Vitest, Mocha and node:test. Each first checks a cheap prefix; a line none
 //! of them wants costs a few comparisons and no allocation. Recognisers keep only the block they
 //! are reading, never the lines they passed over.
 
+mod diff;
 mod eslint;
 mod frames;
 mod jest;
 mod json_report;
 mod mocha;
+mod node_crash;
 mod node_test;
+mod node_warning;
 mod npm;
 mod sink;
 mod tsc;
@@ -39,6 +43,8 @@ pub struct NpmParser {
     sink: Sink,
     prev_blank: bool,
     npm: npm::Npm,
+    node_crash: node_crash::NodeCrash,
+    node_warning: node_warning::NodeWarning,
     tsc: tsc::Tsc,
     eslint: eslint::Eslint,
     jest: jest::Jest,
@@ -55,6 +61,8 @@ impl NpmParser {
             // A banner opens the output, after an empty line that a saved log may have lost.
             prev_blank: true,
             npm: npm::Npm::default(),
+            node_crash: node_crash::NodeCrash::default(),
+            node_warning: node_warning::NodeWarning::default(),
             tsc: tsc::Tsc::default(),
             eslint: eslint::Eslint::default(),
             jest: jest::Jest::default(),
@@ -67,14 +75,16 @@ impl NpmParser {
 
     /// Offers the line to the tool recognisers in turn; true when one took it.
     fn offer(&mut self, ln: &Ln<'_>) -> bool {
-        let NpmParser { sink, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
-        let recognisers: [&mut dyn Recogniser; 6] = [tsc, eslint, jest, vitest, mocha, node_test];
+        let NpmParser { sink, node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
+        let recognisers: [&mut dyn Recogniser; 8] =
+            [node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test];
         recognisers.into_iter().any(|r| r.feed(ln, sink))
     }
 
     fn flush_tools(&mut self) {
-        let NpmParser { sink, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
-        let recognisers: [&mut dyn Recogniser; 6] = [tsc, eslint, jest, vitest, mocha, node_test];
+        let NpmParser { sink, node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
+        let recognisers: [&mut dyn Recogniser; 8] =
+            [node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test];
         for recogniser in recognisers {
             recogniser.flush(sink);
         }
@@ -116,8 +126,13 @@ impl Parser for NpmParser {
             report.apply(&mut self.sink);
         }
         self.vitest.add_unreported(&mut self.sink);
+        let stopped_early = self.sink.stopped_early_text();
         let (diagnostics, summary, failed_tests) = std::mem::take(&mut self.sink).finish();
-        ParseResult::new(diagnostics).with_summary(summary).with_failed_tests(failed_tests)
+        let result = ParseResult::new(diagnostics).with_summary(summary).with_failed_tests(failed_tests);
+        match stopped_early {
+            Some(what) => result.with_stopped_early(what),
+            None => result,
+        }
     }
 }
 
@@ -131,6 +146,20 @@ fn workspace_globs(cwd: &str) -> Vec<String> {
     let workspaces = value.get("workspaces");
     let list = workspaces.and_then(|w| w.as_array().or_else(|| w.get("packages").and_then(|p| p.as_array())));
     list.map(|l| l.iter().filter_map(|g| g.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+/// `1 test file`, `4 test files`.
+fn count_of(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What a runner that stopped at its first failures (`--bail`) left out, and the way on.
+fn bailed(failed: u64, failed_unit: (&str, &str), not_run: u64, unit: (&str, &str)) -> String {
+    let not_run = count_of(not_run, unit.0, unit.1);
+    if failed == 0 {
+        return format!("{not_run} not run");
+    }
+    format!("bailed after {}; {not_run} not run; rerun without --bail", count_of(failed, failed_unit.0, failed_unit.1))
 }
 
 /// `N word` items (`3 failed`, ` 7 passed`) as (word, N); others are skipped.

@@ -221,11 +221,28 @@ impl Npm {
 
     fn end_warning(&mut self, sink: &mut Sink) {
         let Some(block) = self.warning.take() else { return };
-        let mut diagnostic =
-            Diagnostic::warning(block.headline.unwrap_or_default()).with_log_range(block.start, block.end);
+        let headline = block.headline.unwrap_or_default();
+        let mut diagnostic = Diagnostic::warning(headline.as_str()).with_log_range(block.start, block.end);
         diagnostic.notes = block.notes;
+        if about_npm_itself(&block.kind, &headline) {
+            diagnostic = diagnostic.from_toolchain();
+        }
         sink.push(diagnostic);
     }
+}
+
+/// Warnings npm gives about its own setup rather than the project: its configuration (from any
+/// `.npmrc`, the environment or the command line), `--force`, its log files, and npm or npx
+/// themselves. They repeat on every run until the machine changes, so answers count them once.
+/// `deprecated`, `ERESOLVE`, `EBADENGINE`, `install-scripts` and the like are about the
+/// project's dependencies and stay ordinary warnings.
+fn about_npm_itself(kind: &str, headline: &str) -> bool {
+    const KINDS: &[&str] = &["config", "cli", "npm", "logfile", "exec", "using"];
+    if KINDS.contains(&kind) {
+        return true;
+    }
+    // `Unknown user config "nodedir"`, `Unknown project config`, `Unknown env config` ...
+    kind == "Unknown" && headline.split(' ').nth(2).is_some_and(|w| w == "config")
 }
 
 /// `> name@1.2.0 build` (or `> build` for a package without name and version) → the id.
@@ -344,6 +361,23 @@ npm warn Found: react@17.0.2\n";
         assert!(warns[2].message.contains("not yet covered by allowScripts"));
         assert_eq!(warns[2].notes.len(), 2);
         assert_eq!(warns[3].notes.len(), 2);
+    }
+
+    #[test]
+    fn npm_setup_warnings_are_the_toolchain_s() {
+        let log = "npm warn config production Use `--omit=dev` instead.\n\
+npm warn config legacy-bundling This option has been deprecated in favor of `--install-strategy=nested`\n\
+npm warn Unknown project config \"shamefully-hoist\". This will stop working in the next major version of npm. See `npm help npmrc` for supported config options.\n\
+npm warn Unknown user config \"nodedir\". This will stop working in the next major version of npm. See `npm help npmrc` for supported config options.\n\
+npm warn using --force Recommended protections disabled.\n\
+npm warn deprecated pad@0.3.2: Use padStart instead\n\
+npm warn Unknown flag in lockfile\n";
+        let result = parse(log, 0);
+        let warns = warnings(&result);
+        assert_eq!(warns.len(), 7, "{warns:?}");
+        let toolchain: Vec<bool> = warns.iter().map(|w| w.toolchain).collect();
+        assert_eq!(toolchain, [true, true, true, true, true, false, false]);
+        assert!(warns[2].message.starts_with("Unknown project config \"shamefully-hoist\""));
     }
 
     #[test]

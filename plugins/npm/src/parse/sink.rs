@@ -42,6 +42,8 @@ pub struct Sink {
     /// banner for each.
     package_ids: HashMap<String, usize>,
     current: Option<usize>,
+    /// What a runner said it did not run, one phrase per runner.
+    stopped_early: Vec<String>,
 }
 
 impl Sink {
@@ -56,6 +58,7 @@ impl Sink {
             packages: Vec::new(),
             package_ids: HashMap::new(),
             current: None,
+            stopped_early: Vec::new(),
         }
     }
 
@@ -115,6 +118,18 @@ impl Sink {
         total.failed = total.failed.saturating_add(counts.failed);
         total.skipped = total.skipped.saturating_add(counts.skipped);
         total.total = total.total.saturating_add(counts.total);
+    }
+
+    /// A runner stopped before running all it was asked (see `ParseResult::stopped_early`).
+    pub fn stopped_early(&mut self, what: String) {
+        if !self.stopped_early.contains(&what) {
+            self.stopped_early.push(what);
+        }
+    }
+
+    /// The phrases of [`Sink::stopped_early`], joined; None when every runner ran everything.
+    pub fn stopped_early_text(&self) -> Option<String> {
+        (!self.stopped_early.is_empty()).then(|| self.stopped_early.join("; "))
     }
 
     /// npm's banner: the output that follows comes from the scripts of package `id`.

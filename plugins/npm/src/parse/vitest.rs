@@ -5,9 +5,12 @@
 //! (`⎯⎯ Failed Suites 1 ⎯⎯`, `⎯⎯ Failed Tests 2 ⎯⎯`, `⎯⎯ Unhandled Errors ⎯⎯`), where each block
 //! has one or more ` FAIL  file > a > b` headers, the error, and `❯ [fn] file:line:col` frames.
 //! Paths are relative to the root of the RUN line. The tree's `×` lines stand in for blocks
-//! that never arrived (a run cut short).
+//! that never arrived (a run cut short). A deep-equality diff of one line each way joins the
+//! headline ([`Diff`]). Vitest prints nothing when `--bail` stops it, but its counts show it:
+//! a total above failed + passed + skipped + todo (`Test Files  1 failed (4)`) is what never ran.
 
-use super::{Ln, Recogniser, frames, parse_counts};
+use super::{Ln, Recogniser, bailed, frames, parse_counts};
+use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary};
 use regex::Regex;
@@ -28,6 +31,8 @@ pub struct Vitest {
     block: Option<Block>,
     /// Failed tests named by the tree, with the `→ message` line under them.
     crossed: Vec<(String, String, u64)>,
+    /// Test files the `Test Files` line counts but no outcome covers: never run (`--bail`).
+    files_not_run: u64,
 }
 
 struct Block {
@@ -38,11 +43,12 @@ struct Block {
     end: u64,
     headline: Option<String>,
     frame: Option<frames::Frame>,
+    diff: Diff,
 }
 
 impl Default for Vitest {
     fn default() -> Self {
-        Vitest { section: Section::None, block: None, crossed: Vec::new() }
+        Vitest { section: Section::None, block: None, crossed: Vec::new(), files_not_run: 0 }
     }
 }
 
@@ -72,12 +78,22 @@ impl Recogniser for Vitest {
         if let Some(counts) = trimmed.strip_prefix("Tests  ") {
             self.flush(sink);
             self.section = Section::None;
-            sink.add_summary(summary(counts));
+            let counts = summary(counts);
+            let tests_not_run = not_run(&counts);
+            let files_not_run = std::mem::take(&mut self.files_not_run);
+            let failed = ("failed test", "failed tests");
+            if files_not_run > 0 {
+                sink.stopped_early(bailed(counts.failed, failed, files_not_run, ("test file", "test files")));
+            } else if tests_not_run > 0 {
+                sink.stopped_early(bailed(counts.failed, failed, tests_not_run, ("test", "tests")));
+            }
+            sink.add_summary(counts);
             return true;
         }
-        if trimmed.starts_with("Test Files  ") {
+        if let Some(counts) = trimmed.strip_prefix("Test Files  ") {
             self.flush(sink);
             self.section = Section::None;
+            self.files_not_run = not_run(&summary(counts));
             return true;
         }
         if self.block.is_none() {
@@ -104,6 +120,7 @@ impl Recogniser for Vitest {
             }
         }
         let Some(block) = &mut self.block else { return false };
+        block.diff.feed(ln.text);
         if trimmed.is_empty() {
             return true;
         }
@@ -125,6 +142,10 @@ impl Recogniser for Vitest {
     fn flush(&mut self, sink: &mut Sink) {
         let Some(block) = self.block.take() else { return };
         let headline = block.headline.unwrap_or_else(|| "test failed".into());
+        let mut headline = diff::without_equality_remark(&headline).to_string();
+        if let Some(gist) = block.diff.gist() {
+            headline = format!("{headline} {gist}");
+        }
         for test in block.tests {
             let mut diagnostic = Diagnostic::error(headline.as_str()).with_log_range(block.start, block.end);
             match (&block.frame, &block.file) {
@@ -160,7 +181,7 @@ impl Vitest {
 
 impl Block {
     fn new(tests: Vec<Option<String>>, file: Option<String>, start: u64) -> Self {
-        Block { tests, file, start, end: start, headline: None, frame: None }
+        Block { tests, file, start, end: start, headline: None, frame: None, diff: Diff::default() }
     }
 }
 
@@ -192,6 +213,12 @@ impl Vitest {
         self.block = Some(Block::new(vec![test], Some(file.to_string()), ln.number));
         true
     }
+}
+
+/// What the total counts beyond the outcomes: with `--bail`, Vitest counts what it never ran
+/// (`1 failed | 1 passed (3)`).
+fn not_run(counts: &TestSummary) -> u64 {
+    counts.total.saturating_sub(counts.passed.saturating_add(counts.failed).saturating_add(counts.skipped))
 }
 
 /// `2 failed | 5 passed | 1 skipped | 1 todo (9)`, or `no tests`.
@@ -252,6 +279,55 @@ TypeError: invalid priority\n\
         assert_eq!(errs[1].message, "TypeError: invalid priority");
         let s = result.summary.expect("summary");
         assert_eq!((s.passed, s.failed, s.skipped, s.total), (2, 2, 2, 6));
+    }
+
+    #[test]
+    fn bail_leaves_files_or_tests_unrun() {
+        let tail = "\n\x20Test Files  1 failed (5)\n\x20     Tests  1 failed | 1 passed (3)\n";
+        let result = parse(tail, 1);
+        assert_eq!(
+            result.stopped_early.as_deref(),
+            Some("bailed after 1 failed test; 4 test files not run; rerun without --bail")
+        );
+        let result = parse("\x20Test Files  1 failed (1)\n\x20     Tests  1 failed | 1 passed (3)\n", 1);
+        assert_eq!(
+            result.stopped_early.as_deref(),
+            Some("bailed after 1 failed test; 1 test not run; rerun without --bail")
+        );
+        assert_eq!(parse_split(STDOUT, STDERR, 1).stopped_early, None);
+    }
+
+    #[test]
+    fn one_line_deep_equality_diff_joins_the_message() {
+        let log = "\u{23af}\u{23af} Failed Tests 1 \u{23af}\u{23af}\n\n\
+\x20FAIL  tests/invoice.test.js > mergeLines > adds quantities of the same sku\n\
+AssertionError: expected { sku: 'A-1', unitPrice: 4, \u{2026}(2) } to deeply equal { sku: 'A-1', unitPrice: 4, \u{2026}(2) }\n\
+\n\
+- Expected\n\
++ Received\n\
+\n\
+\x20 {\n\
+\x20   \"amount\": 16,\n\
+-   \"qty\": 4,\n\
++   \"qty\": 3,\n\
+\x20   \"sku\": \"A-1\",\n\
+\x20 }\n\
+\n\
+\x20\u{276f} tests/invoice.test.js:13:23\n\
+\x20    13|     expect(merged[0]).toEqual({ sku: 'A-1', unitPrice: 4, qty: 4, amou\u{2026}\n\
+\x20      |                       ^\n\
+\n\
+\x20     Tests  1 failed | 2 passed (3)\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert!(
+            errs[0]
+                .message
+                .ends_with("to deeply equal { sku: 'A-1', unitPrice: 4, \u{2026}(2) } (- \"qty\": 4, + \"qty\": 3)"),
+            "{}",
+            errs[0].message
+        );
+        assert_eq!((errs[0].line, errs[0].column), (Some(13), Some(23)));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 mod ids;
 mod junit;
+mod stop;
 mod summary;
 mod text;
 mod traceback;
@@ -23,13 +24,15 @@ use buildvise_plugin_api::{
 };
 use ids::SuffixIndex;
 use std::collections::{HashMap, HashSet, VecDeque};
+use stop::{Stop, counted};
 use summary::{Entry, Outcome};
-use text::{clip, leading_exception, sep_title};
-use traceback::{Reading, Traceback};
+use text::{clip, leading_exception, python_frame, sep_title};
+use traceback::{Location, Reading, Traceback};
 use warnings::WarningsBlock;
 
 pub struct PytestParser {
     cwd: String,
+    args: Vec<String>,
     /// Stdout, then stderr.
     lanes: [Lane; 2],
     found: Found,
@@ -37,7 +40,12 @@ pub struct PytestParser {
 
 impl PytestParser {
     pub fn new(context: &ParseContext) -> Self {
-        PytestParser { cwd: context.cwd.clone(), lanes: Default::default(), found: Found::default() }
+        PytestParser {
+            cwd: context.cwd.clone(),
+            args: context.args.clone(),
+            lanes: Default::default(),
+            found: Found::default(),
+        }
     }
 }
 
@@ -70,7 +78,12 @@ impl Parser for PytestParser {
             let report = junit::read(&String::from_utf8_lossy(&bytes));
             (report.summary.is_some()).then_some(report)
         });
-        Assembly::new(&self.cwd, std::mem::take(&mut self.found), junit.unwrap_or_default()).run()
+        let stopped = Assembly::stopped_early(&self.found, &self.args);
+        let result = Assembly::new(&self.cwd, std::mem::take(&mut self.found), junit.unwrap_or_default()).run();
+        match stopped {
+            Some(what) => result.with_stopped_early(what),
+            None => result,
+        }
     }
 }
 
@@ -90,6 +103,14 @@ struct Found {
     summary: Option<TestSummary>,
     /// Tests finished according to the progress lines, for [`Parser::progress`].
     tests_done: u64,
+    /// Tests the header said would run (`collected 7 items / 2 deselected`).
+    collected: Option<u64>,
+    /// Why the session ended early, from its `!!! ... !!!` line.
+    stop: Option<Stop>,
+    /// The frames of the last `INTERNALERROR>` traceback, outermost first (bounded).
+    internal_frames: Vec<Location>,
+    /// A conftest or plugin could not be loaded: pytest never started.
+    startup_failed: bool,
 }
 
 impl Found {
@@ -204,6 +225,12 @@ impl Lane {
             // `!!! Interrupted: 2 errors during collection !!!`, `!!! stopping after 1 failures !!!`.
             if !captured {
                 self.close(found);
+                if found.stop.is_none()
+                    && found.wide_enough(t)
+                    && let Some(title) = sep_title(t, '!')
+                {
+                    found.stop = stop::stop_of(title);
+                }
             }
             return;
         }
@@ -280,10 +307,15 @@ impl Lane {
             section.tb.feed(t);
             return;
         }
-        if t.starts_with("ImportError while loading conftest ") {
+        // pytest prints these, then the traceback in the short style, when a conftest or a `-p`
+        // plugin raises at import (whatever the exception, the first says `ImportError`).
+        let startup =
+            t.starts_with("ImportError while loading conftest ") || t.starts_with("Error while loading plugin \"");
+        if startup {
             let mut section = Section::new(Kind::Startup, None, n);
             section.tb.feed(t);
             self.section = Some(section);
+            found.startup_failed = true;
         } else if let Some(dir) = t.strip_prefix("rootdir: ") {
             // Older pytest prints `rootdir: /p, configfile: x, testpaths: y` on one line.
             found.rootdir = Some(dir.split(", ").next().unwrap_or(dir).trim().to_string());
@@ -305,6 +337,9 @@ impl Lane {
         {
             found.errors.push(Diagnostic::error(clip(message)).with_log_range(n, n));
         } else {
+            if found.collected.is_none() && t.contains("collected ") {
+                found.collected = stop::collected(t);
+            }
             found.tests_done += summary::finished_tests(t);
             if (t.contains(" FAILED") || t.contains(" ERROR"))
                 && let Some((id, outcome)) = summary::progress_outcome(t)
@@ -349,7 +384,20 @@ fn short_line(t: &str, n: u64, found: &mut Found) {
 }
 
 /// pytest's own crash: `INTERNALERROR> ` lines, the last `Type: message` of which says what.
+/// The frames are kept so that the error can point at the project's own code (a conftest hook)
+/// once the project's place is known.
 fn internal_error(rest: &str, n: u64, found: &mut Found) {
+    if rest.starts_with("Traceback (most recent call last)") {
+        // A chained exception starts a new traceback: the last one is the one that ended pytest.
+        found.internal_frames.clear();
+    } else if rest.starts_with("  File \"")
+        && let Some((file, line)) = python_frame(rest)
+    {
+        if found.internal_frames.len() == traceback::MAX_FRAMES {
+            found.internal_frames.remove(0);
+        }
+        found.internal_frames.push(Location { file: file.to_string(), line });
+    }
     let last = found.errors.last_mut().filter(|d| d.code.as_deref() == Some("INTERNALERROR"));
     let headline = leading_exception(rest).map(|_| clip(rest));
     match (last, headline) {
@@ -422,7 +470,15 @@ impl<'a> Assembly<'a> {
     }
 
     fn run(mut self) -> ParseResult {
-        for d in std::mem::take(&mut self.found.errors) {
+        let internal_frame = self.project_frame(&self.found.internal_frames).cloned();
+        for mut d in std::mem::take(&mut self.found.errors) {
+            if d.code.as_deref() == Some("INTERNALERROR")
+                && d.file.is_none()
+                && let Some(frame) = &internal_frame
+            {
+                d.file = Some(self.path(&frame.file));
+                d.line = Some(frame.line);
+            }
             self.push(d);
         }
         for section in std::mem::take(&mut self.found.sections) {
@@ -431,7 +487,10 @@ impl<'a> Assembly<'a> {
         self.unexplained_reports();
         self.unexplained_junit_cases();
         for d in std::mem::take(&mut self.found.warnings).into_iter().chain(std::mem::take(&mut self.found.infos)) {
-            let d = self.relative(d);
+            let mut d = self.relative(d);
+            if d.code.as_deref().is_some_and(|code| TOOLCHAIN_WARNINGS.contains(&code)) {
+                d = d.from_toolchain();
+            }
             self.push(d);
         }
         let reported_failed = self.found.reported.items.iter().filter(|r| r.outcome == Outcome::Failed);
@@ -444,8 +503,16 @@ impl<'a> Assembly<'a> {
             .with_failed_tests(failed_tests)
     }
 
-    fn section(&mut self, section: Finished) {
+    fn section(&mut self, mut section: Finished) {
         let title = section.title.as_deref().unwrap_or("");
+        // Outside a test (a conftest or plugin that failed to load, a module that failed to
+        // import) the innermost frame is often the library the project called: the project's
+        // own frame is where to look.
+        if (section.kind == Kind::Startup || title.starts_with("ERROR collecting "))
+            && let Some(frame) = self.project_frame(&section.reading.frames).cloned()
+        {
+            section.reading.location = Some(frame);
+        }
         let mut test = None;
         let mut phase = None;
         let mut subtest_note = None;
@@ -612,6 +679,68 @@ impl<'a> Assembly<'a> {
         d
     }
 
+    /// The innermost of `frames` that lies in the project: under the cwd (or the rootdir of a
+    /// log captured elsewhere) and not in an installed package.
+    fn project_frame<'f>(&self, frames: &'f [Location]) -> Option<&'f Location> {
+        frames.iter().rev().find(|frame| {
+            let rel = self.path(&frame.file);
+            !rel.is_empty()
+                && !is_absolute(&rel)
+                && !rel.starts_with("..")
+                && !rel.starts_with('<')
+                && !rel.split(['/', '\\']).any(|part| part == "site-packages" || part == "dist-packages")
+        })
+    }
+
+    /// What did not run when the session ended early, and the way on; None when everything ran.
+    fn stopped_early(found: &Found, args: &[String]) -> Option<String> {
+        // The final line counts a module that failed to import as an error: it is no test.
+        let module_errors = found
+            .sections
+            .iter()
+            .filter(|s| s.title.as_deref().is_some_and(|t| t.starts_with("ERROR collecting ")))
+            .count()
+            .max(found.reported.items.iter().filter(|r| r.outcome == Outcome::Error && !r.id.contains("::")).count())
+            as u64;
+        let ran = found
+            .summary
+            .as_ref()
+            .map_or(found.tests_done, |s| s.total.saturating_sub(module_errors.min(s.errors.unwrap_or(0))));
+        let not_run = found.collected.map(|c| c.saturating_sub(ran));
+        let collected = found.collected.map(|c| format!("collected {c}, ")).unwrap_or_default();
+        let not_run_phrase = |not_run: Option<u64>| match not_run {
+            Some(n) => format!("{} not run", counted(n, "test")),
+            None => "the rest did not run".to_string(),
+        };
+        match &found.stop {
+            Some(Stop::Collection) => Some(format!("collection interrupted: {collected}ran {ran}")),
+            Some(Stop::MaxFail { failures }) => {
+                if not_run == Some(0) {
+                    return None;
+                }
+                let flag = if *failures == 1 && !args.iter().any(|a| a.starts_with("--maxfail")) {
+                    "-x".to_string()
+                } else {
+                    format!("--maxfail={failures}")
+                };
+                Some(format!("stopped after {} ({flag}); {}", counted(*failures, "failure"), not_run_phrase(not_run)))
+            }
+            // The header already says "stopped early": pytest's own words follow it as they are.
+            Some(Stop::Other(reason)) => Some(match not_run {
+                Some(0) => reason.clone(),
+                n => format!("{reason}; {}", not_run_phrase(n)),
+            }),
+            None if found.errors.iter().any(|d| d.code.as_deref() == Some("INTERNALERROR")) => {
+                Some(match (found.collected, ran) {
+                    (None, 0) => "pytest internal error: no tests ran".to_string(),
+                    _ => format!("pytest internal error: {collected}ran {ran}"),
+                })
+            }
+            // The error names what failed to load; the header need only say that nothing ran.
+            None => found.startup_failed.then(|| "no tests ran".to_string()),
+        }
+    }
+
     fn relative(&self, mut d: Diagnostic) -> Diagnostic {
         d.file = d.file.map(|f| self.path(&f));
         d
@@ -627,6 +756,12 @@ impl<'a> Assembly<'a> {
         }
     }
 }
+
+/// Warning categories about the machine rather than the project: pytest could not write its
+/// cache (a read-only checkout, a container). pytest's other categories (`PytestConfigWarning`,
+/// `PytestUnknownMarkWarning`, `PytestCollectionWarning`...) are about the project's own config
+/// and code.
+const TOOLCHAIN_WARNINGS: [&str; 1] = ["PytestCacheWarning"];
 
 /// Where an outcome's ids are in [`Assembly::reported_ids`].
 fn outcome_slot(outcome: Outcome) -> usize {
@@ -1178,6 +1313,156 @@ FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
         assert_eq!(messages, ["error", "FAILED", "UserWarning", "SKIPPED", "XFAIL", "XPASS", "no file"]);
         let named = |d: &&Diagnostic| d.file.as_deref() == Some("") || d.test.as_deref() == Some("");
         assert_eq!(r.diagnostics.iter().find(named), None);
+    }
+
+    #[test]
+    fn collection_interrupted_says_what_did_not_run() {
+        let log = "\
+rootdir: /home/dev/shop
+collected 5 items / 2 errors
+
+==================================== ERRORS ====================================
+______________________ ERROR collecting tests/test_tax.py ______________________
+tests/test_tax.py:1: in <module>
+    from shop.tax import rate
+E   ModuleNotFoundError: No module named 'shop.tax'
+______________________ ERROR collecting tests/test_fmt.py ______________________
+E     File \"/home/dev/shop/tests/test_fmt.py\", line 5
+E   SyntaxError: invalid syntax
+=========================== short test summary info ============================
+ERROR tests/test_tax.py
+ERROR tests/test_fmt.py
+!!!!!!!!!!!!!!!!!!! Interrupted: 2 errors during collection !!!!!!!!!!!!!!!!!!!!
+============================== 2 errors in 0.30s ===============================
+";
+        let r = parse_log(parser(), log.as_bytes(), 2);
+        assert_eq!(r.stopped_early.as_deref(), Some("collection interrupted: collected 5, ran 0"));
+    }
+
+    #[test]
+    fn maxfail_says_how_many_tests_did_not_run() {
+        let log = |stop: &str, counts: &str| {
+            format!(
+                "collected 7 items\n\ntests/test_more.py .F                                                    [ 28%]\n\
+                 tests/test_units.py .F\n\n{stop}\n{counts}\n"
+            )
+        };
+        let bang = "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 2 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!";
+        let end = "========================= 2 failed, 2 passed in 0.04s ==========================";
+        let r = parse_log(parser(), log(bang, end).as_bytes(), 1);
+        assert_eq!(r.stopped_early.as_deref(), Some("stopped after 2 failures (--maxfail=2); 3 tests not run"));
+        let bang = "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!";
+        let end = "========================= 1 failed, 1 passed in 0.03s ==========================";
+        let r = parse_log(parser(), log(bang, end).as_bytes(), 1);
+        assert_eq!(r.stopped_early.as_deref(), Some("stopped after 1 failure (-x); 5 tests not run"));
+        let quiet = format!(".F\n{bang}\n1 failed, 1 passed in 0.03s\n");
+        let r = parse_log(parser(), quiet.as_bytes(), 1);
+        assert_eq!(r.stopped_early.as_deref(), Some("stopped after 1 failure (-x); the rest did not run"));
+        // The last test failed: nothing was left to run.
+        let all = format!("collected 2 items\n\n.F\n{bang}\n1 failed, 1 passed in 0.03s\n");
+        assert_eq!(parse_log(parser(), all.as_bytes(), 1).stopped_early, None);
+    }
+
+    #[test]
+    fn pytest_exit_after_the_final_line_is_a_stop() {
+        let log = "\
+collected 4 items
+
+tests/test_db.py .
+
+============================== 1 passed in 0.16s ===============================
+!!!!! _pytest.outcomes.Exit: SHOP_DB is not set; start the database first !!!!!!
+";
+        let r = parse_log(parser(), log.as_bytes(), 3);
+        assert_eq!(
+            r.stopped_early.as_deref(),
+            Some("pytest.exit(): SHOP_DB is not set; start the database first; 3 tests not run")
+        );
+        assert_eq!(parse_log(parser(), DEFAULT.as_bytes(), 1).stopped_early, None);
+    }
+
+    #[test]
+    fn startup_failures_point_at_the_projects_own_frame() {
+        let stderr = "\
+ImportError while loading conftest '/home/dev/shop/tests/conftest.py'.
+tests/conftest.py:6: in <module>
+    FIXTURES = json.loads(Path(__file__).with_name(\"data.json\").read_text())
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+/home/dev/.pyenv/versions/3.11.7/lib/python3.11/json/__init__.py:346: in loads
+    return _default_decoder.decode(s)
+../venv/lib/python3.11/site-packages/simplejson/decoder.py:353: in raw_decode
+    obj, end = self.scan_once(s, idx)
+E   json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 3 column 18 (char 48)
+";
+        let r = parse_streams(parser(), b"", stderr.as_bytes(), &RunEnd::exited(4));
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(place(e[0]), (Some("tests/conftest.py"), Some(6), Some("json.decoder.JSONDecodeError"), None));
+        assert_eq!(r.stopped_early.as_deref(), Some("no tests ran"));
+        let plugin = "\
+Error while loading plugin \"shop_plugin\".
+shop_plugin.py:4: in <module>
+    DEFAULT = TIMEOUTS[\"medium\"]
+              ^^^^^^^^^^^^^^^^^^
+E   KeyError: 'medium'
+";
+        let r = parse_streams(parser(), b"", plugin.as_bytes(), &RunEnd::exited(3));
+        let e = errors(&r);
+        assert_eq!(place(e[0]), (Some("shop_plugin.py"), Some(4), Some("KeyError"), None));
+        assert_eq!(e[0].message, "KeyError: 'medium'");
+        assert_eq!(r.stopped_early.as_deref(), Some("no tests ran"));
+    }
+
+    #[test]
+    fn internal_error_points_at_the_projects_hook() {
+        let log = "\
+rootdir: /home/dev/shop
+collected 2 items
+INTERNALERROR> Traceback (most recent call last):
+INTERNALERROR>   File \"/home/dev/venv/lib/python3.11/site-packages/_pytest/main.py\", line 333, in wrap_session
+INTERNALERROR>     session.exitstatus = doit(config, session) or 0
+INTERNALERROR>   File \"/home/dev/shop/conftest.py\", line 3, in pytest_collection_modifyitems
+INTERNALERROR>     items.sort(key=lambda item: order[speed_of(item)])
+INTERNALERROR>   File \"/home/dev/shop/conftest.py\", line 8, in <lambda>
+INTERNALERROR>     return order[marker]
+INTERNALERROR>   File \"/home/dev/shop/.venv/lib/python3.11/site-packages/pluggy/_hooks.py\", line 9, in get
+INTERNALERROR>     raise KeyError(name)
+INTERNALERROR> KeyError: 'medium'
+
+============================ no tests ran in 0.02s =============================
+";
+        let r = parse_log(parser(), log.as_bytes(), 3);
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(place(e[0]), (Some("conftest.py"), Some(8), Some("INTERNALERROR"), None));
+        assert_eq!(e[0].message, "KeyError: 'medium'");
+        assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: collected 2, ran 0"));
+        // Outside the project, or on stderr before the session started: no place, still the error.
+        let bare = "INTERNALERROR> Traceback (most recent call last):\n\
+                    INTERNALERROR>   File \"/usr/lib/python3/x.py\", line 3, in f\nINTERNALERROR> ValueError: bad\n";
+        let r = parse_streams(parser(), b"", bare.as_bytes(), &RunEnd::exited(3));
+        assert_eq!(place(errors(&r)[0]), (None, None, Some("INTERNALERROR"), None));
+        assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: no tests ran"));
+    }
+
+    #[test]
+    fn cache_warnings_are_the_toolchains() {
+        let log = "\
+=============================== warnings summary ===============================
+../venv/lib/python3.11/site-packages/_pytest/cacheprovider.py:487
+  /home/dev/venv/lib/python3.11/site-packages/_pytest/cacheprovider.py:487: PytestCacheWarning: could not create cache path /home/dev/shop/.pytest_cache/v/cache/nodeids: [Errno 30] Read-only file system: '/home/dev/shop/pytest-cache-files-kj05hccr'
+    config.cache.set(\"cache/nodeids\", sorted(str(n) for n in self.cached_nodeids))
+
+tests/test_a.py:30
+  /home/dev/shop/tests/test_a.py:30: PytestUnknownMarkWarning: Unknown pytest.mark.slow - is this a typo?
+    @pytest.mark.slow
+
+-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html
+======================== 2 passed, 2 warnings in 0.02s =========================
+";
+        let r = parse_log(parser(), log.as_bytes(), 0);
+        let w: Vec<_> = r.diagnostics.iter().map(|d| (d.code.as_deref(), d.toolchain)).collect();
+        assert_eq!(w, [(Some("PytestCacheWarning"), true), (Some("PytestUnknownMarkWarning"), false)]);
     }
 
     #[test]

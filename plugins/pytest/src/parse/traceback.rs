@@ -16,6 +16,10 @@ use super::text::{clip, is_dotted_identifier, leading_exception, python_frame, s
 /// How many `E` lines after the headline are kept as notes.
 const MAX_NOTES: usize = 3;
 
+/// Frames remembered per traceback, innermost last: enough to find the project's own frame
+/// below a deep stack of library frames, bounded for a runaway recursion.
+pub const MAX_FRAMES: usize = 64;
+
 /// Exceptions that Python locates in the offending source rather than in a frame.
 const SOURCE_LOCATED: [&str; 3] = ["SyntaxError", "IndentationError", "TabError"];
 
@@ -32,6 +36,9 @@ pub struct Reading {
     pub code: Option<String>,
     pub message: Option<String>,
     pub notes: Vec<String>,
+    /// The frames, outermost first, when `location` is the innermost one (not a SyntaxError's
+    /// source): a caller that knows the project can send the reader to its own frame instead.
+    pub frames: Vec<Location>,
 }
 
 /// One run of consecutive `E` lines: the exception pytest shows for one traceback entry.
@@ -80,6 +87,7 @@ pub struct Traceback {
     /// First other text of the body: `[XPASS(strict)] reason`, `ImportError while importing ...`.
     first_text: Option<String>,
     doctest: Doctest,
+    frames: Vec<Location>,
 }
 
 /// A doctest failure prints the example, then `Expected:` and `Got:` blocks (or
@@ -185,13 +193,20 @@ impl Traceback {
         if file.starts_with('<') {
             return;
         }
-        self.location = Some(Location { file: file.to_string(), line });
+        let location = Location { file: file.to_string(), line };
+        if self.frames.last() != Some(&location) {
+            if self.frames.len() == MAX_FRAMES {
+                self.frames.remove(0);
+            }
+            self.frames.push(location.clone());
+        }
+        self.location = Some(location);
         self.closing_code = code.map(str::to_string);
         self.after_native_frame = false;
     }
 
     pub fn finish(self) -> Reading {
-        let Traceback { location, closing_code, block, native, first_text, doctest, .. } = self;
+        let Traceback { location, closing_code, block, native, first_text, doctest, mut frames, .. } = self;
         let typed_code = block.typed.as_ref().map(|(_, code)| code.clone());
         let code =
             closing_code.or_else(|| native.as_ref().map(|(code, _)| code.clone())).or(typed_code).or_else(|| {
@@ -200,6 +215,7 @@ impl Traceback {
             });
         let location = match (&code, block.source) {
             (Some(code), Some(source)) if SOURCE_LOCATED.contains(&code.as_str()) && !source.file.starts_with('<') => {
+                frames.clear();
                 Some(source)
             }
             _ => location,
@@ -211,7 +227,7 @@ impl Traceback {
             .or_else(|| doctest.message())
             .or(first_text)
             .filter(|m| !m.is_empty());
-        Reading { location, code, message, notes: block.notes }
+        Reading { location, code, message, notes: block.notes, frames }
     }
 }
 
@@ -346,6 +362,25 @@ mod tests {
         );
         assert_eq!(r.message.as_deref(), Some("ValueError: empty"));
         assert_eq!((r.location, r.code.as_deref()), (at("/p/pkg/p.py", 3), Some("UnexpectedException")));
+    }
+
+    #[test]
+    fn frames_are_kept_innermost_last_except_for_a_syntax_error() {
+        let r = read(
+            "tests/conftest.py:6: in <module>\n    x = json.loads(s)\n/usr/lib/python3.11/json/__init__.py:346: in loads\n\
+             \x20   return d(s)\n<frozen importlib._bootstrap>:1: in f\n    ???\nE   json.decoder.JSONDecodeError: bad",
+        );
+        let files: Vec<&str> = r.frames.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(files, ["tests/conftest.py", "/usr/lib/python3.11/json/__init__.py"]);
+        assert_eq!(r.location, at("/usr/lib/python3.11/json/__init__.py", 346));
+        let r = read("tests/t.py:3: in <module>\n    import bad\nE     File \"/p/bad.py\", line 5\nE   SyntaxError: x");
+        assert!(r.frames.is_empty());
+        let mut tb = Traceback::default();
+        for i in 0..1000 {
+            tb.feed(&format!("tests/t.py:{i}: in f"));
+        }
+        let r = tb.finish();
+        assert_eq!((r.frames.len(), r.frames.last().map(|f| f.line)), (MAX_FRAMES, Some(999)));
     }
 
     #[test]

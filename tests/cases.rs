@@ -1,0 +1,311 @@
+//! Captured cases (`tests/fixtures/cases/<toolchain>/<case>/`): real output of the real tools,
+//! each with the diagnostics a person wrote down from reading the raw log (`case.json`, the layout
+//! of `../shared/corpus`). Every case is parsed through the real binary, combined and by stream,
+//! and must give exactly the expected errors, warnings, test counts and "what did not run"; its
+//! `standard` answer is pinned as a snapshot. A last test reads every case it can find, these and
+//! the shared corpus beside the project, and holds the rule that a failed run is never answered
+//! with its status line alone.
+
+mod common;
+
+use common::{Sandbox, plugin, root};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Files of a case folder that are not artifacts of the run.
+const NOT_ARTIFACTS: &[&str] = &["case.json", "combined.log", "stdout.log", "stderr.log", "gen.py", "project"];
+
+struct Case {
+    dir: PathBuf,
+    toolchain: String,
+    id: String,
+    spec: Value,
+}
+
+impl Case {
+    fn read(dir: &Path) -> Case {
+        let text = std::fs::read_to_string(dir.join("case.json")).expect("case.json");
+        let spec: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let toolchain = spec["toolchain"].as_str().expect("toolchain").to_string();
+        let id = spec["id"].as_str().expect("id").to_string();
+        Case { dir: dir.to_path_buf(), toolchain, id, spec }
+    }
+
+    fn name(&self) -> String {
+        format!("{}/{}", self.toolchain, self.id)
+    }
+
+    fn tool(&self) -> String {
+        match self.spec["tool"].as_str() {
+            Some(tool) => tool.to_string(),
+            None => tool_for(&self.spec["command"]),
+        }
+    }
+
+    fn exit_code(&self) -> i64 {
+        self.spec["exit_code"].as_i64().expect("exit_code")
+    }
+
+    /// `buildvise parse` arguments for the combined log, or for the two streams.
+    fn parse_args(&self, streams: bool, detail: &str) -> Vec<String> {
+        let mut args = vec!["parse".to_string(), self.tool()];
+        if streams {
+            args.extend(["--stdout".into(), path(&self.dir.join("stdout.log"))]);
+            args.extend(["--stderr".into(), path(&self.dir.join("stderr.log"))]);
+        } else {
+            args.extend(["--log".into(), path(&self.dir.join("combined.log"))]);
+        }
+        let cwd = match self.spec["cwd"].as_str() {
+            // Shared corpus cases name the folder holding the sources; ours name where they ran.
+            Some("project") | None => path(&self.dir.join("project")),
+            Some(cwd) => cwd.to_string(),
+        };
+        args.extend(["--exit-code".into(), self.exit_code().to_string(), "--cwd".into(), cwd]);
+        args.extend(["--detail".into(), detail.to_string()]);
+        for artifact in self.artifacts() {
+            args.extend(["--artifact".into(), path(&artifact)]);
+        }
+        args
+    }
+
+    fn artifacts(&self) -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .expect("case dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| !NOT_ARTIFACTS.contains(&n)))
+            .collect();
+        found.sort();
+        found
+    }
+
+    fn has_streams(&self) -> bool {
+        self.dir.join("stdout.log").is_file() && self.dir.join("stderr.log").is_file()
+    }
+}
+
+fn path(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// The buildvise tool that runs a case's command line, as `../shared/eval/score.py` maps it.
+fn tool_for(command: &Value) -> String {
+    let words: Vec<&str> = command.as_array().expect("command").iter().filter_map(Value::as_str).collect();
+    let program = words[0].rsplit('/').next().unwrap_or(words[0]);
+    let rest = &words[1..];
+    match program {
+        "cargo" => format!("cargo.{}", rest[0]),
+        "mcs" | "xbuild" | "msbuild" => "dotnet.build".into(),
+        "nunit-console" => "dotnet.test".into(),
+        "dotnet" => format!("dotnet.{}", rest[0]),
+        "pytest" | "py.test" => "pytest.run".into(),
+        _ if rest.starts_with(&["-m", "pytest"]) => "pytest.run".into(),
+        "npm" => match rest {
+            ["install" | "i" | "ci" | "add", ..] => "npm.install".into(),
+            ["test" | "t", ..] => "npm.test".into(),
+            ["run" | "run-script", "build", ..] => "npm.build".into(),
+            ["run" | "run-script", "test", ..] => "npm.test".into(),
+            _ => "npm.run".into(),
+        },
+        _ => panic!("no tool for command {command}"),
+    }
+}
+
+fn case_dirs(under: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let Ok(toolchains) = std::fs::read_dir(under) else { return dirs };
+    for toolchain in toolchains.flatten().filter(|e| e.path().is_dir()) {
+        for case in std::fs::read_dir(toolchain.path()).expect("toolchain dir").flatten() {
+            if case.path().join("case.json").is_file() {
+                dirs.push(case.path());
+            }
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+fn sandbox() -> Sandbox {
+    let dirs: Vec<_> = ["cargo", "npm", "pytest", "dotnet"].iter().map(|p| plugin(p)).collect();
+    Sandbox::new(&dirs)
+}
+
+// ---- matching, with the rules of `../shared/eval/score.py` ----
+
+fn norm_path(p: &str) -> String {
+    let mut p = p.replace('\\', "/");
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest.to_string();
+    }
+    p
+}
+
+fn same_file(expected: &str, produced: Option<&str>) -> bool {
+    let Some(produced) = produced else { return false };
+    let (e, p) = (norm_path(expected), norm_path(produced));
+    e == p || p.ends_with(&format!("/{e}")) || e.ends_with(&format!("/{p}"))
+}
+
+fn norm_text(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+fn norm_test(s: &str) -> String {
+    let text = norm_text(s);
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while !rest.is_empty() {
+        let sep = [" › ", " > ", "::", ">", ".", "/"].iter().find(|sep| rest.starts_with(**sep));
+        match sep {
+            Some(sep) => {
+                out = out.trim_end().to_string();
+                out.push('/');
+                rest = rest[sep.len()..].trim_start();
+            }
+            None => {
+                let c = rest.chars().next().expect("char");
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+fn matches(expected: &Value, got: &Value) -> bool {
+    let text = |v: &Value, key: &str| v[key].as_str().map(str::to_string);
+    if let Some(test) = text(expected, "test") {
+        if let Some(got_test) = text(got, "test") {
+            let (e, g) = (norm_test(&test), norm_test(&got_test));
+            if e == g || g.ends_with(&format!("/{e}")) || e.ends_with(&format!("/{g}")) {
+                return true;
+            }
+        }
+        return expected["file"].as_str().is_some_and(|f| same_file(f, got["file"].as_str()))
+            && !expected["line"].is_null()
+            && got["line"] == expected["line"];
+    }
+    if let Some(file) = expected["file"].as_str() {
+        if !same_file(file, got["file"].as_str()) {
+            return false;
+        }
+        if !expected["line"].is_null() && got["line"] != expected["line"] {
+            return false;
+        }
+        if let Some(code) = expected["code"].as_str() {
+            return got["code"].as_str().is_some_and(|c| norm_text(c) == norm_text(code));
+        }
+        return true;
+    }
+    if let Some(code) = expected["code"].as_str() {
+        return got["code"].as_str().is_some_and(|c| norm_text(c) == norm_text(code));
+    }
+    let wanted = norm_text(expected["message_contains"].as_str().unwrap_or_default());
+    norm_text(got["message"].as_str().unwrap_or_default()).contains(&wanted)
+}
+
+/// What differs between the expected diagnostics of one class and those produced.
+fn compare(class: &str, expected: &[Value], produced: &[Value]) -> Vec<String> {
+    let mut used = vec![false; produced.len()];
+    let mut problems = Vec::new();
+    for e in expected {
+        let hit = produced.iter().enumerate().find(|(i, g)| !used[*i] && matches(e, g));
+        match hit {
+            Some((i, _)) => used[i] = true,
+            None => problems.push(format!("missed {class}: {e}")),
+        }
+    }
+    for (g, _) in produced.iter().zip(&used).filter(|(_, used)| !**used) {
+        problems.push(format!("extra {class}: {g}"));
+    }
+    problems
+}
+
+fn check(case: &Case, got: &Value, how: &str) -> Vec<String> {
+    let expected = &case.spec["expected"];
+    let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+    let mut problems = compare("error", &list(&expected["errors"]), &list(&got["errors"]));
+    problems.extend(compare("warning", &list(&expected["warnings"]), &list(&got["warnings"])));
+    if let Some(summary) = expected["summary"].as_object() {
+        for (key, want) in summary {
+            if got["summary"][key] != *want && !(want.is_null() && got["summary"][key].is_null()) {
+                problems.push(format!("summary {key}: expected {want}, got {}", got["summary"][key]));
+            }
+        }
+    } else if !got["summary"].is_null() {
+        problems.push(format!("a summary where none was expected: {}", got["summary"]));
+    }
+    if let Some(success) = case.spec["success"].as_bool()
+        && got["success"] != success
+    {
+        problems.push(format!("success: expected {success}, got {}", got["success"]));
+    }
+    match (case.spec["stopped_early"].as_str(), got["stoppedEarly"].as_str()) {
+        (Some(want), Some(said)) if !said.contains(want) => {
+            problems.push(format!("stopped early: expected it to contain {want:?}, got {said:?}"))
+        }
+        (Some(want), None) => problems.push(format!("stopped early: expected {want:?}, nothing said")),
+        (None, Some(said)) => problems.push(format!("stopped early where nothing stopped: {said:?}")),
+        _ => {}
+    }
+    problems.into_iter().map(|p| format!("{} ({how}): {p}", case.name())).collect()
+}
+
+#[test]
+fn captured_cases_give_exactly_the_expected_answers() {
+    let cases: Vec<Case> = case_dirs(&root().join("tests/fixtures/cases")).iter().map(|d| Case::read(d)).collect();
+    assert!(!cases.is_empty(), "no cases under tests/fixtures/cases");
+    let sandbox = sandbox();
+    let mut problems = Vec::new();
+    for case in &cases {
+        let ways: &[bool] = if case.has_streams() { &[false, true] } else { &[false] };
+        for &streams in ways {
+            let mut args = case.parse_args(streams, "standard");
+            args.push("--json".into());
+            let run = sandbox.run(&args);
+            run.expect_code(0);
+            problems.extend(check(case, &run.json(), if streams { "streams" } else { "combined" }));
+        }
+    }
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    for case in &cases {
+        let standard = sandbox.run(case.parse_args(false, "standard"));
+        insta::assert_snapshot!(format!("{}__{}", case.toolchain, case.id), standard.text());
+    }
+}
+
+#[test]
+fn a_failed_run_is_never_answered_with_its_status_line_alone() {
+    let mut dirs = case_dirs(&root().join("tests/fixtures/cases"));
+    let shared = root().join("../shared/corpus");
+    if shared.is_dir() {
+        dirs.extend(case_dirs(&shared));
+    } else {
+        eprintln!(
+            "SKIPPED the shared corpus: {} is absent; only the cases in this repository are read",
+            shared.display()
+        );
+    }
+    let sandbox = sandbox();
+    let mut bare = Vec::new();
+    for dir in &dirs {
+        let case = Case::read(dir);
+        let mut args = case.parse_args(false, "standard");
+        args.push("--mcp".into());
+        let text = sandbox.run(&args).expect_code(0).text();
+        if !text.starts_with("FAIL") {
+            continue;
+        }
+        args.push("--json".into());
+        let parsed = sandbox.run(&args).expect_code(0).json();
+        let has = |key: &str| parsed[key].as_array().is_some_and(|a| !a.is_empty());
+        // An error or a failed test is listed (by line, or counted when over budget), or else the
+        // output's last lines are shown: a status line with warnings or a hint explains nothing.
+        let explained = (has("errors") || has("failedTests")) && text.lines().count() > 1;
+        let tail = text.lines().any(|l| l.starts_with("last ") || l.starts_with("output ("));
+        if !explained && !tail {
+            bare.push(format!("{}:\n{text}", case.name()));
+        }
+    }
+    assert!(!dirs.is_empty());
+    assert!(bare.is_empty(), "failed runs answered with the status line alone:\n{}", bare.join("\n"));
+}
