@@ -104,7 +104,7 @@ pub struct Sandbox {
 impl Sandbox {
     pub fn new(plugin_dirs: &[&Path]) -> Self {
         let dir = tempfile::Builder::new().prefix("buildvise-e2e-").tempdir().expect("temp dir");
-        for sub in ["state", "config", "data", "work"] {
+        for sub in ["state", "config", "data", "projects"] {
             std::fs::create_dir(dir.path().join(sub)).expect("create sandbox dir");
         }
         Sandbox { dir, plugin_dirs: plugin_dirs.iter().map(|d| d.to_path_buf()).collect() }
@@ -123,7 +123,7 @@ impl Sandbox {
     /// A scratch directory, the binary's cwd unless a test says otherwise (canonical, as the
     /// host records cwds).
     pub fn work(&self) -> PathBuf {
-        std::fs::canonicalize(self.dir.path().join("work")).expect("canonical work dir")
+        std::fs::canonicalize(self.dir.path().join("projects")).expect("canonical work dir")
     }
 
     /// A fresh copy of `tests/fixtures/cargo/NAME` (without any `target/`) under the work dir.

@@ -54,7 +54,7 @@ impl App {
 }
 
 /// Makes the absolute paths of a log captured elsewhere (a CI machine's checkout) relative to
-/// `cwd` when the same files exist under it: `/home/runner/work/app/app/src/x.rs` becomes
+/// `cwd` when the same files exist under it: `/home/runner/checkout/app/src/x.rs` becomes
 /// `src/x.rs` in a checkout that has `src/x.rs`. The prefix found for one file is used for every
 /// file that shares it, so one answer never mixes the two spellings of a checkout.
 fn rebase(diagnostics: &mut [Diagnostic], cwd: &Path) {
@@ -110,9 +110,9 @@ mod tests {
         std::fs::write(here.path().join("src/util/b.js"), "").unwrap();
         let at = |file: &str| Diagnostic::error("x").with_location(file, Some(1), None);
         let mut found = vec![
-            at("/ci/work/app/src/a.js"),
-            at("/ci/work/app/src/util/b.js"),
-            at("/ci/work/app/src/gone.js"),
+            at("/ci/checkout/app/src/a.js"),
+            at("/ci/checkout/app/src/util/b.js"),
+            at("/ci/checkout/app/src/gone.js"),
             at("/elsewhere/lib.js"),
             at("src/a.js"),
         ];
