@@ -6,7 +6,7 @@ use crate::outcome::{Finished, RunResult};
 use crate::parse::{SavedLog, parse_saved};
 use crate::render::{self, Detail, Hints, Rendered, Tail};
 use crate::store::{RunMeta, RunStatus};
-use buildvise_plugin_api::{Diagnostic, RunEnd};
+use buildvise_plugin_api::{Diagnostic, RunEnd, is_absolute};
 use std::path::{Path, PathBuf};
 
 /// Files looked up on disk when rebasing a foreign log's paths: enough for any real answer, and a
@@ -63,7 +63,7 @@ fn rebase(diagnostics: &mut [Diagnostic], cwd: &Path) {
     for d in diagnostics.iter_mut() {
         let Some(file) = d.file.as_deref() else { continue };
         let normal = file.replace('\\', "/");
-        if !(normal.starts_with('/') || normal.get(1..3) == Some(":/")) || Path::new(file).starts_with(cwd) {
+        if !is_absolute(file) || Path::new(file).starts_with(cwd) {
             continue;
         }
         let known = prefixes.iter().find(|p| normal.starts_with(p.as_str()));

@@ -68,30 +68,17 @@ pub fn render_log(page: LogPage<'_>, surface: Surface) -> Rendered {
     let mut text = String::new();
     // A stream's page counts in that stream, while each line keeps its number in the whole log
     // (the one diagnostics and hints use): the header says which is which.
-    let (of, numbering) = match stream {
+    let (name, numbering) = match stream {
         StreamFilter::Both => ("", ""),
-        StreamFilter::Only(Stream::Stderr) => (" stderr", "; numbered as in the whole log"),
-        StreamFilter::Only(_) => (" stdout", "; numbered as in the whole log"),
+        StreamFilter::Only(Stream::Stderr) => ("stderr ", "; numbered as in the whole log"),
+        StreamFilter::Only(_) => ("stdout ", "; numbered as in the whole log"),
     };
-    match (grep, picked.is_empty()) {
-        (Some(re), _) => {
-            let _ = writeln!(text, "{} matching /{re}/ of {total}{of} lines{numbering}", picked.len());
-        }
-        (None, false) => {
-            let last = first + picked.len() as u64 - 1;
-            match stream {
-                StreamFilter::Both => {
-                    let _ = writeln!(text, "lines {first}-{last} of {total}");
-                }
-                StreamFilter::Only(_) => {
-                    let _ = writeln!(text, "{} lines {first}-{last} of {total}{numbering}", of.trim_start());
-                }
-            }
-        }
-        (None, true) => {
-            let _ = writeln!(text, "no lines (the log has {total}{of} lines)");
-        }
-    }
+    let last = first + (picked.len() as u64).saturating_sub(1);
+    let _ = match (grep, picked.is_empty()) {
+        (Some(re), _) => writeln!(text, "{} matching /{re}/ of {total} {name}lines{numbering}", picked.len()),
+        (None, false) => writeln!(text, "{name}lines {first}-{last} of {total}{numbering}"),
+        (None, true) => writeln!(text, "no lines (the log has {total} {name}lines)"),
+    };
     let mut view = LogView {
         run_id: run_id.to_string(),
         total_lines: total,
