@@ -134,14 +134,14 @@ fn test_run_summary_and_panic_locations() {
     // The library's doctests never ran: cargo stopped at the failing unit tests.
     assert!(
         text.starts_with(
-            "FAIL exit 101 · tests 1 passed, 2 failed, 1 skipped of 4 · stopped early: later test targets not run; add --no-fail-fast · run "
+            "FAIL exit 101 · tests 1 passed, 2 failed, 1 skipped · stopped early: later test targets not run; add --no-fail-fast · run "
         ),
         "{text_run}"
     );
     assert_eq!(answer["stoppedEarly"], "later test targets not run; add --no-fail-fast", "{exec}");
     for line in [
         "src/lib.rs:7:9 tests::halves_negative: cannot halve a negative number: -4",
-        "src/lib.rs:23:9 tests::doubles_wrongly: assertion `left == right` failed (left: 6; right: 7)",
+        "src/lib.rs:23:9 tests::doubles_wrongly: assertion `left == right` failed (left 6; right 7)",
     ] {
         assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "`{line}` once in:{text_run}");
     }

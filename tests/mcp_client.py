@@ -26,10 +26,9 @@ def wire(model):
 def hint_call(structured):
     """The `build` log call the answer's hint names: a JSON object, or the words of the call
     (`log startLine N lineCount M`) for the run the answer is about."""
-    hint = structured.get("hint") or ""
-    _, _, call = hint.partition(": ")
-    if call.startswith("{"):
-        return json.loads(call)
+    call = structured.get("hint") or ""
+    if "{" in call:
+        return json.loads(call[call.index("{"):])
     words = call.split()
     if not words or len(words) % 2 != 1:
         raise SystemExit(f"the exec answer has no hint naming a call: {structured!r}")

@@ -67,11 +67,11 @@ async fn a_failing_build_leads_through_the_hint_to_the_first_error() {
 
     // The hint names the `log` call that shows the first error: the same line in the text and
     // in structuredContent.hint.
-    let hint_line = answer.lines().find(|l| l.starts_with("more: ")).unwrap_or_else(|| {
+    let hint_line = answer.lines().find(|l| l.starts_with("log startLine ")).unwrap_or_else(|| {
         panic!("no hint line in:\n{answer}");
     });
     assert_eq!(structured["hint"], hint_line, "{structured:#}");
-    let hint = hint_call(hint_line.trim_start_matches("more: "), &id);
+    let hint = hint_call(hint_line, &id);
     assert_eq!((hint["action"].as_str(), hint["runId"].as_str()), (Some("log"), Some(id.as_str())), "{hint}");
 
     let first = structured["diagnostics"]

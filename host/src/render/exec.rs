@@ -6,7 +6,7 @@
 //! FAIL exit 101 · run bafotemu
 //! src/lib.rs:14:28 E0308 mismatched types
 //! src/main.rs:3:5 E0425 cannot find value `x` in this scope
-//! more: log startLine 2 lineCount 12
+//! log startLine 2 lineCount 12
 //! ```
 //!
 //! A standard answer stays under about 2000 tokens whatever the run: past a budget the rest of
@@ -257,20 +257,27 @@ fn header(f: &Finished, errors: usize, warnings: usize, counts: bool, stored: bo
     parts.join(" · ") + "\n"
 }
 
+/// `4 passed, 5 failed, 1 skipped`; `of N` only when the counts do not add up to the total (tests
+/// that never ran), so it says something whenever it is there.
 fn test_counts(s: &TestSummary) -> String {
     let mut parts = vec![format!("{} passed", s.passed)];
-    let mut add = |n: u64, word: &str| {
+    let mut add = |n: u64, one: &str, many: &str| {
         if n > 0 {
-            parts.push(format!("{n} {word}"));
+            parts.push(plural(n as usize, one, many));
         }
     };
-    add(s.failed, "failed");
-    add(s.errors.unwrap_or(0), "errors");
-    add(s.skipped, "skipped");
-    add(s.xfailed.unwrap_or(0), "xfailed");
-    add(s.xpassed.unwrap_or(0), "xpassed");
-    add(s.projects_build_failed.unwrap_or(0), "projects failed to build");
-    format!("{} of {}", parts.join(", "), s.total)
+    add(s.failed, "failed", "failed");
+    add(s.errors.unwrap_or(0), "error", "errors");
+    add(s.skipped, "skipped", "skipped");
+    add(s.xfailed.unwrap_or(0), "xfailed", "xfailed");
+    add(s.xpassed.unwrap_or(0), "xpassed", "xpassed");
+    add(s.projects_build_failed.unwrap_or(0), "project failed to build", "projects failed to build");
+    let counted =
+        s.passed + s.failed + s.skipped + s.errors.unwrap_or(0) + s.xfailed.unwrap_or(0) + s.xpassed.unwrap_or(0);
+    match counted == s.total {
+        true => parts.join(", "),
+        false => format!("{} of {}", parts.join(", "), s.total),
+    }
 }
 
 /// One diagnostic as one line: `file:line:col code test: message`.
@@ -312,40 +319,36 @@ fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
 /// values it compared sit in the first short notes (`left: 6`, `right: 7`). They go on the line,
 /// which spares the agent a `log` call for the most common question.
 fn with_compared_values(mut line: String, d: &Diagnostic) -> String {
-    // A value the headline already shows (`assert 37.0 == 37.5 ± 0.01`) is not said twice.
-    let shown = |v: &String| v.split_once(": ").is_some_and(|(_, value)| line.contains(value));
     let mut values = compared_values(d);
-    if values.iter().all(shown) {
+    // A value the headline already shows (`assert 37.0 == 37.5 ± 0.01`) is not said twice.
+    if values.iter().all(|(_, value)| line.contains(value)) {
         values.clear();
     }
     if !values.is_empty() {
+        // Inside the parentheses a colon after the label is one more token that says nothing.
+        let values: Vec<String> = values.iter().map(|(label, value)| format!("{label} {value}")).collect();
         let _ = write!(line, " ({})", values.join("; "));
     }
     line
 }
 
-/// The first two `label: value` notes of a failed test, as its line shows them.
-fn compared_values(d: &Diagnostic) -> Vec<String> {
+/// The first two `label: value` notes of a failed test, split; the value without the alignment a
+/// terminal needed (`Actual:   100.00`).
+fn compared_values(d: &Diagnostic) -> Vec<(&str, &str)> {
     if d.test.is_none() {
         return Vec::new();
     }
-    d.notes
-        .iter()
-        .map(|n| n.trim())
-        .filter(|n| n.len() <= NOTE_BYTES && is_labelled_value(n))
-        .take(2)
-        // `Actual:   100.00` is aligned for a terminal; one space reads the same for less.
-        .map(|n| n.split_once(':').map(|(label, value)| format!("{label}: {}", value.trim_start())).unwrap_or_default())
-        .collect()
+    d.notes.iter().map(|n| n.trim()).filter(|n| n.len() <= NOTE_BYTES).filter_map(labelled_value).take(2).collect()
 }
 
 /// `Expected: 6`, `left: Some(3)`, `Actual:   100.00`: a short label, a colon, a value. Prose
 /// (`Omitting 2 identical items`) and headings (`Differing items:`) are not.
-fn is_labelled_value(note: &str) -> bool {
-    let Some((label, value)) = note.split_once(':') else { return false };
-    !value.trim().is_empty()
-        && (1..=24).contains(&label.len())
-        && label.chars().all(|c| c.is_alphanumeric() || c == ' ' || c == '_')
+fn labelled_value(note: &str) -> Option<(&str, &str)> {
+    let (label, value) = note.split_once(':')?;
+    let value = value.trim();
+    let is_label =
+        (1..=24).contains(&label.len()) && label.chars().all(|c| c.is_alphanumeric() || c == ' ' || c == '_');
+    (is_label && !value.is_empty()).then_some((label, value))
 }
 
 fn summary_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
@@ -438,17 +441,19 @@ fn lacks_detail(d: &Diagnostic) -> bool {
         return false;
     }
     let line = with_compared_values(diagnostic_line(d, MESSAGE_BYTES), d);
-    d.notes.is_empty() || d.notes.iter().any(|n| !line.contains(n.trim()))
+    // A compared value is carried when its value is on the line, with or without its label.
+    let carried = |note: &str| line.contains(labelled_value(note).map_or(note, |(_, value)| value));
+    d.notes.is_empty() || d.notes.iter().any(|n| !carried(n.trim()))
 }
 
 /// Where the first error stands in the log, in full (`more:` is the cheapest word that says so).
-/// For MCP the run id is in the header already, so the hint names only the two numbers the `log`
-/// call needs.
+/// For MCP the run id is in the header already and the line is the call itself, so it names only
+/// the action and the two numbers the `log` call needs.
 fn first_error_call(hints: Hints, run_id: &str, start: u64, count: u64) -> String {
     match (hints.stored, hints.surface) {
         // A parsed file is no run to page: the lines are named for whoever holds the file.
         (false, _) => format!("more: log lines {start}-{}", start + count - 1),
-        (true, Surface::Mcp) => format!("more: log startLine {start} lineCount {count}"),
+        (true, Surface::Mcp) => format!("log startLine {start} lineCount {count}"),
         (true, Surface::Cli) => {
             let span = LogSpan { start: Some(start as i64), count: Some(count), ..LogSpan::default() };
             format!("more: {}", log_call(Surface::Cli, run_id, span))
@@ -580,7 +585,7 @@ mod tests {
         let d = d.with_test("tests::adds");
         assert_eq!(
             with_compared_values(diagnostic_line(&d, 160), &d),
-            "src/lib.rs:4:9 tests::adds: assertion `left == right` failed (left: 6; right: 7)"
+            "src/lib.rs:4:9 tests::adds: assertion `left == right` failed (left 6; right 7)"
         );
     }
 
@@ -623,6 +628,16 @@ mod tests {
     }
 
     #[test]
+    fn the_total_is_named_only_when_the_counts_do_not_reach_it() {
+        assert_eq!(test_counts(&TestSummary::new(4, 5, 1, 10)), "4 passed, 5 failed, 1 skipped");
+        // Two tests that never ran (a dotnet `NotExecuted`, a cancelled run) are what `of` says.
+        assert_eq!(test_counts(&TestSummary::new(4, 3, 1, 10)), "4 passed, 3 failed, 1 skipped of 10");
+        let mut pytest = TestSummary::new(3, 0, 0, 6);
+        (pytest.errors, pytest.xfailed) = (Some(1), Some(2));
+        assert_eq!(test_counts(&pytest), "3 passed, 1 error, 2 xfailed");
+    }
+
+    #[test]
     fn a_tool_that_stopped_early_says_so_in_the_header() {
         let mut f = finished(vec![], 101);
         f.result.summary = Some(TestSummary::new(3, 1, 0, 4));
@@ -631,7 +646,7 @@ mod tests {
         assert_eq!(
             text.lines().next(),
             Some(
-                "FAIL exit 101 · tests 3 passed, 1 failed of 4 · stopped early: 2 test targets not run; add --no-fail-fast · run bafotemu"
+                "FAIL exit 101 · tests 3 passed, 1 failed · stopped early: 2 test targets not run; add --no-fail-fast · run bafotemu"
             )
         );
     }
@@ -641,7 +656,7 @@ mod tests {
         let one_line = Diagnostic::error("a").with_location("src/a.rs", Some(1), None).with_log_range(3, 3);
         let block = Diagnostic::error("b").with_location("src/b.rs", Some(2), None).with_log_range(7, 12);
         let f = finished(vec![one_line, block], 1);
-        assert!(standard(&f, &[], MCP).ends_with("more: log startLine 7 lineCount 6\n"));
+        assert!(standard(&f, &[], MCP).ends_with("\nlog startLine 7 lineCount 6\n"));
     }
 
     #[test]

@@ -75,8 +75,10 @@ impl Recogniser for Vitest {
             }
             return true;
         }
+        // The counts are stdout's and the blocks stderr's: in a combined log the counts may land
+        // inside a block, before its frames, so they leave the block open (a separator or the
+        // end closes it).
         if let Some(counts) = trimmed.strip_prefix("Tests  ") {
-            self.flush(sink);
             self.section = Section::None;
             let counts = summary(counts);
             let tests_not_run = not_run(&counts);
@@ -91,7 +93,6 @@ impl Recogniser for Vitest {
             return true;
         }
         if let Some(counts) = trimmed.strip_prefix("Test Files  ") {
-            self.flush(sink);
             self.section = Section::None;
             self.files_not_run = not_run(&summary(counts));
             return true;
@@ -279,6 +280,26 @@ TypeError: invalid priority\n\
         assert_eq!(errs[1].message, "TypeError: invalid priority");
         let s = result.summary.expect("summary");
         assert_eq!((s.passed, s.failed, s.skipped, s.total), (2, 2, 2, 6));
+    }
+
+    #[test]
+    fn counts_printed_inside_a_block_leave_it_open_for_its_frames() {
+        let log = "\x20FAIL  tests/money.test.ts > split > keeps the remainder\n\
+AssertionError: expected [ 333 ] to deeply equal [ 334 ]\n\n\
+\x20Test Files  1 failed (1)\n\
+\x20     Tests  1 failed | 2 passed (3)\n\
+\x20  Start at  23:09:23\n\n\
+\x20\u{276f} tests/money.test.ts:23:30\n\
+\x20    23|       expect(split(1000, 3)).toEqual([334]);\n\n\
+\u{23af}\u{23af}\u{23af}[1/1]\u{23af}\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(
+            (errs[0].file.as_deref(), errs[0].line, errs[0].column),
+            (Some("tests/money.test.ts"), Some(23), Some(30))
+        );
+        assert_eq!(result.summary.map(|s| (s.passed, s.failed, s.total)), Some((2, 1, 3)));
     }
 
     #[test]
