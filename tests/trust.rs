@@ -74,6 +74,33 @@ fn a_project_config_cannot_consent_or_widen_what_the_operator_allowed() {
 }
 
 #[test]
+fn a_tool_with_a_read_only_flag_needs_no_consent_with_it_and_survives_read_only() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let dir = project(&sb, "tidy", "");
+    let cwd = dir.to_str().unwrap();
+    let unconsented = sb.run(["exec", "panicky.tidy", "--cwd", cwd, "--", "touch tidied"]);
+    unconsented.expect_code(125);
+    assert!(unconsented.stderr.contains("call again with confirm: true"), "{unconsented}");
+    assert!(!dir.join("tidied").exists());
+    sb.run(["exec", "panicky.tidy", "--cwd", cwd, "--", "--check", "touch checked"]).expect_code(0);
+    assert!(dir.join("checked").exists(), "--check needed consent");
+
+    user_config(&sb, "read_only = true\n");
+    let list = sb.run(["list"]).text();
+    assert!(list.contains("[changes workspace unless --check: needs confirm]"), "{list}");
+    assert!(!list.contains("panicky.mutate"), "{list}");
+    let refused = sb.run(["exec", "panicky.tidy", "--confirm", "--cwd", cwd, "--", "touch tidied"]);
+    refused.expect_code(125);
+    assert!(
+        refused.stderr.contains("this server is read-only, so nothing ran; add --check to only check"),
+        "{refused}"
+    );
+    assert!(!dir.join("tidied").exists());
+    sb.run(["exec", "panicky.tidy", "--cwd", cwd, "--", "--check", "touch rechecked"]).expect_code(0);
+    assert!(dir.join("rechecked").exists(), "read-only refused a call that only looks");
+}
+
+#[test]
 fn a_projects_retention_prunes_its_own_runs_only() {
     let sb = Sandbox::new(&[test_plugins()]);
     let other = sb.work().join("other");

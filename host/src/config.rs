@@ -217,14 +217,20 @@ impl Config {
     }
 
     /// Whether a tool is shown and callable: not disabled by name (`npm.*` for a whole plugin),
-    /// and not a mutating tool under read-only.
+    /// and not a mutating tool under read-only, unless it has a flag that makes it only look
+    /// (then each call is checked by [`Config::refuses`]).
     pub fn allows(&self, spec: &buildvise_plugin_api::ToolSpec) -> bool {
         let hidden_by_name = self.disable.iter().map(|d| d.trim()).any(|d| {
             d == spec.name
                 || d.strip_suffix(".*").is_some_and(|p| spec.name.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
         });
-        let refused_as_mutating = self.read_only && spec.mutates_workspace;
+        let refused_as_mutating = self.read_only && spec.mutates_workspace && spec.read_only_with.is_none();
         !(hidden_by_name || refused_as_mutating)
+    }
+
+    /// Whether read-only refuses this call of an allowed tool: one that changes the workspace.
+    pub fn refuses(&self, spec: &buildvise_plugin_api::ToolSpec, args: &[String]) -> bool {
+        self.read_only && spec.mutates(args)
     }
 }
 
@@ -353,5 +359,10 @@ mod tests {
         let read_only = Config { read_only: true, ..Config::default() };
         assert!(!read_only.allows(&spec("npm.install", true)));
         assert!(read_only.allows(&spec("npm.test", false)));
+        let fmt = spec("cargo.fmt", true).read_only_with("--check");
+        assert!(read_only.allows(&fmt));
+        assert!(read_only.refuses(&fmt, &[]));
+        assert!(!read_only.refuses(&fmt, &["--check".to_string()]));
+        assert!(!Config::default().refuses(&fmt, &[]));
     }
 }

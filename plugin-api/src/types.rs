@@ -45,6 +45,10 @@ pub struct ToolSpec {
     /// What `args` means for this tool, in a few words (`extra cargo test arguments`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args_hint: Option<String>,
+    /// For a mutating tool: the argument that makes a call only look (`--check` for `cargo fmt`).
+    /// A call that passes it needs no consent and stays allowed on a read-only server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_with: Option<String>,
 }
 
 impl ToolSpec {
@@ -55,6 +59,7 @@ impl ToolSpec {
             mutates_workspace: false,
             timeout_secs: None,
             args_hint: None,
+            read_only_with: None,
         }
     }
 
@@ -62,6 +67,19 @@ impl ToolSpec {
     pub fn mutating(mut self) -> Self {
         self.mutates_workspace = true;
         self
+    }
+
+    /// Names the argument with which a [`mutating`](Self::mutating) tool changes nothing
+    /// (`cargo fmt --check`). The plan must make sure the flag means that wherever it stands, or
+    /// refuse the call.
+    pub fn read_only_with(mut self, flag: impl Into<String>) -> Self {
+        self.read_only_with = Some(flag.into());
+        self
+    }
+
+    /// Whether a call with these arguments changes the workspace.
+    pub fn mutates(&self, args: &[String]) -> bool {
+        self.mutates_workspace && !self.read_only_with.as_ref().is_some_and(|flag| args.contains(flag))
     }
 
     pub fn with_timeout_secs(mut self, secs: u64) -> Self {
@@ -516,5 +534,16 @@ mod tests {
         assert_eq!(r.diagnostics.len(), 1);
         let p: PlanRequest = serde_json::from_str(r#"{"tool":"t","cwd":"/p","artifactDir":"/a"}"#).unwrap();
         assert!(p.roots.is_empty());
+    }
+
+    #[test]
+    fn a_mutating_tool_changes_nothing_with_its_read_only_flag() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let fmt = ToolSpec::new("cargo.fmt", "").mutating().read_only_with("--check");
+        assert!(fmt.mutates(&args(&["-p", "core"])));
+        assert!(!fmt.mutates(&args(&["--check", "-p", "core"])));
+        assert!(!fmt.mutates(&args(&["--", "--check"])), "rustfmt takes it after `--` too");
+        assert!(!ToolSpec::new("cargo.build", "").read_only_with("--check").mutates(&[]));
+        assert!(ToolSpec::new("npm.ci", "").mutating().mutates(&args(&["--check"])));
     }
 }

@@ -23,6 +23,11 @@ pub enum AppError {
         "{tool} changes the workspace, so nothing ran; to run `{command}`, call again with confirm: true (CLI: --confirm)"
     )]
     NeedsConfirm { tool: String, command: String },
+    /// A read-only server and a call that would change the workspace.
+    #[error(
+        "{tool} changes the workspace without {flag} and this server is read-only, so nothing ran; add {flag} to only check"
+    )]
+    ReadOnly { tool: String, flag: String },
     /// The plugin refused the call; its message says what to send instead.
     #[error("{tool}: {message}")]
     Refused { tool: String, message: String },

@@ -55,7 +55,11 @@ impl App {
         let tool = self.tool(&call.tool, &config)?;
         let max_lines = call.max_lines.unwrap_or(config.max_lines);
         let roots: Vec<String> = access.roots().iter().map(|r| r.display().to_string()).collect();
-        if tool.spec.mutates_workspace && !call.confirm && !config.allow_mutating {
+        if config.refuses(&tool.spec, &call.args) {
+            let flag = tool.spec.read_only_with.clone().unwrap_or_default();
+            return Err(AppError::ReadOnly { tool: call.tool.clone(), flag });
+        }
+        if tool.spec.mutates(&call.args) && !call.confirm && !config.allow_mutating {
             let plan = plan(tool, call, &place.dir, Path::new("<run artifacts>"), &roots)?;
             let command = render::shell_words(std::iter::once(&plan.program).chain(&plan.args));
             return Err(AppError::NeedsConfirm { tool: call.tool.clone(), command });

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo.build  Compile the crate (cargo build)
-//! npm.install  Install dependencies (npm install) [changes workspace: confirm]
+//! npm.install  Install dependencies (npm install) [changes workspace: needs confirm]
+//! cargo.fmt    Format the code (cargo fmt) [changes workspace unless --check: needs confirm]
 //! not loaded: libbuildvise_plugin_x.so: ABI version 2, this buildvise speaks 1…
 //! ```
 
@@ -18,6 +19,8 @@ struct ToolView<'a> {
     description: &'a str,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     mutates: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_only_with: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<&'a str>,
 }
@@ -42,6 +45,7 @@ pub fn render_list<'a>(
             name: &t.spec.name,
             description: &t.spec.description,
             mutates: t.spec.mutates_workspace,
+            read_only_with: t.spec.read_only_with.as_deref().filter(|_| t.spec.mutates_workspace),
             args: t.spec.args_hint.as_deref(),
         })
         .collect();
@@ -55,8 +59,12 @@ pub fn render_list<'a>(
         if let Some(args) = t.args {
             let _ = write!(text, "; args: {args}");
         }
-        if t.mutates {
-            text.push_str(" [changes workspace: needs confirm]");
+        match (t.mutates, t.read_only_with) {
+            (true, Some(flag)) => {
+                let _ = write!(text, " [changes workspace unless {flag}: needs confirm]");
+            }
+            (true, None) => text.push_str(" [changes workspace: needs confirm]"),
+            (false, _) => {}
         }
         text.push('\n');
     }

@@ -42,6 +42,9 @@ impl Plugin for Panicky {
             tool("panicky.loop", "Run a shell script; the parser loops forever on `loop` (test plugin)"),
             tool("panicky.drop", "Run a shell script; the parser's Drop panics (test plugin)"),
             tool("panicky.mutate", "Run a shell script that changes the workspace (test plugin)").mutating(),
+            tool("panicky.tidy", "Run a shell script; it changes the workspace unless --check (test plugin)")
+                .mutating()
+                .read_only_with("--check"),
             tool("panicky.run", "Run a program (test plugin)"),
         ];
         Manifest::new("panicky", "0.0.0", tools)
@@ -52,10 +55,15 @@ impl Plugin for Panicky {
             return Ok(CommandPlan::new(MISSING_PROGRAM));
         }
         if request.tool == "panicky.run" {
-            let (program, args) = request.args.split_first().ok_or("panicky.run needs the program as its first argument")?;
+            let (program, args) =
+                request.args.split_first().ok_or("panicky.run needs the program as its first argument")?;
             return Ok(CommandPlan::new(program).with_args(args.iter().cloned()));
         }
-        let script = request.args.first().map(String::as_str).unwrap_or(DEFAULT_SCRIPT);
+        let args = match request.args.split_first() {
+            Some((flag, rest)) if flag == "--check" => rest,
+            _ => request.args.as_slice(),
+        };
+        let script = args.first().map(String::as_str).unwrap_or(DEFAULT_SCRIPT);
         Ok(CommandPlan::new("sh").with_args(["-c", script]))
     }
 
