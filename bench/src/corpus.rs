@@ -23,7 +23,7 @@ pub struct Case {
     pub toolchain: String,
     pub id: String,
     dir: PathBuf,
-    tool: String,
+    pub tool: String,
     exit_code: i64,
     /// The expected outcome: false for a failing run.
     pub success: bool,
@@ -36,9 +36,11 @@ impl Case {
         args.extend(["--exit-code".into(), self.exit_code.to_string().into()]);
         args.extend(["--log".into(), self.dir.join("combined.log").into()]);
         let case: Value = read_json(&self.dir.join("case.json"))?;
-        let project = self.dir.join(case["cwd"].as_str().unwrap_or("project"));
-        if project.is_dir() {
-            args.extend(["--cwd".into(), project.into()]);
+        match case["cwd"].as_str().unwrap_or("project") {
+            // A captured case of the project names where it ran; parse rebases its paths.
+            cwd if Path::new(cwd).is_absolute() => args.extend(["--cwd".into(), cwd.into()]),
+            cwd if self.dir.join(cwd).is_dir() => args.extend(["--cwd".into(), self.dir.join(cwd).into()]),
+            _ => {}
         }
         let mut names: Vec<OsString> = std::fs::read_dir(&self.dir)?.flatten().map(|e| e.file_name()).collect();
         names.sort();
@@ -78,7 +80,12 @@ pub fn load(corpus: &Path) -> anyhow::Result<Vec<Case>> {
             cases.push(Case {
                 toolchain: name.clone(),
                 id: file_name(&dir),
-                tool: tool_for(&command).with_context(|| format!("{}", json.display()))?,
+                // The project's captured cases name their tool (`npm.exec` is no command's
+                // first words); the shared corpus names only the command.
+                tool: match case["tool"].as_str() {
+                    Some(tool) => tool.to_string(),
+                    None => tool_for(&command).with_context(|| format!("{}", json.display()))?,
+                },
                 exit_code: case["exit_code"].as_i64().unwrap_or(0),
                 success: case["success"].as_bool().unwrap_or(false),
                 dir,
@@ -114,10 +121,10 @@ fn tool_for(command: &[String]) -> anyhow::Result<String> {
 }
 
 /// Each case's ideal answer, keyed by (toolchain, id), from `score.py --ideal`.
-pub fn ideal_answers(setup: &Setup) -> anyhow::Result<HashMap<(String, String), String>> {
+pub fn ideal_answers(setup: &Setup, corpus: &Path) -> anyhow::Result<HashMap<(String, String), String>> {
     let dir = setup.fresh_dir("ideal")?;
     run_ok(
-        Command::new("python3").arg(&setup.scorer).arg("--corpus").arg(&setup.corpus).arg("--ideal").arg(&dir),
+        Command::new("python3").arg(&setup.scorer).arg("--corpus").arg(corpus).arg("--ideal").arg(&dir),
         "python3 score.py --ideal (is python3 installed?)",
     )?;
     let mut answers = HashMap::new();

@@ -115,10 +115,14 @@ fn main() -> anyhow::Result<()> {
     let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| name.starts_with(o.as_str()));
     section(wanted, "tokens and information kept", || {
         let cases = corpus::load(&setup.corpus)?;
-        let ideal = corpus::ideal_answers(&setup)?;
+        let ideal = corpus::ideal_answers(&setup, &setup.corpus)?;
         let measured = tokens::measure(&setup, &cases, &ideal)?;
         let server = mcp::tools_list(&setup)?;
         tokens::report(&mut report, &measured, &server)?;
+        let captured_dir = setup.repo.join("tests/fixtures/cases");
+        let captured = corpus::load(&captured_dir)?;
+        let ideal = corpus::ideal_answers(&setup, &captured_dir)?;
+        tokens::report_captured(&mut report, &tokens::measure(&setup, &captured, &ideal)?);
         for streams in [false, true] {
             let scores = corpus::score(&setup, streams)?;
             corpus::report(&mut report, &scores, streams);

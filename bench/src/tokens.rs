@@ -23,6 +23,7 @@ const DETAILS: [&str; 3] = ["summary", "standard", "full"];
 pub struct CaseTokens {
     pub toolchain: String,
     pub id: String,
+    pub tool: String,
     pub failing: bool,
     /// Errors and warnings the parser reported.
     pub diagnostics: usize,
@@ -88,6 +89,7 @@ pub fn measure(
         out.push(CaseTokens {
             toolchain: case.toolchain.clone(),
             id: case.id.clone(),
+            tool: case.tool.clone(),
             failing: !case.success,
             diagnostics: count("errors") + count("warnings"),
             raw: counter.count(&String::from_utf8_lossy(&case.raw_log()?)),
@@ -106,11 +108,12 @@ fn chars_per_token(c: &CaseTokens) -> f64 {
     c.standard_chars as f64 / c.standard.max(1) as f64
 }
 
-/// The status line (the first) and the hint lines (those naming a `buildvise log` call).
+/// The status line (the first) and the hint lines, as MCP words them: the `log startLine N
+/// lineCount M` call, or `all: {…}` naming the call that lists everything.
 fn frame(standard: &str) -> String {
     let mut lines = standard.lines();
     let mut out: String = lines.next().unwrap_or_default().to_string();
-    for line in lines.filter(|l| l.contains("buildvise log ")) {
+    for line in lines.filter(|l| l.starts_with("log startLine ") || l.starts_with("all: {")) {
         out.push('\n');
         out.push_str(line);
     }
@@ -301,16 +304,43 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
     Ok(())
 }
 
+/// The table of the project's own captured cases (`tests/fixtures/cases`), tool by tool: the tools
+/// the shared corpus does not cover get their figures here.
+pub fn report_captured(report: &mut Report, cases: &[CaseTokens]) {
+    let mut by_tool: BTreeMap<&str, Vec<&CaseTokens>> = BTreeMap::new();
+    for c in cases {
+        by_tool.entry(&c.tool).or_default().push(c);
+    }
+    let mut table = Table::new(
+        "Tokens per tool, captured cases",
+        "The project's own captures (`tests/fixtures/cases`), parsed like the corpus; ideal answers from \
+         `score.py --corpus tests/fixtures/cases --ideal DIR`. Medians over the tool's cases, failing or not.",
+        &["tool", "cases", "failing", "raw", "ideal", "standard", "std/ideal", "max std/ideal"],
+    );
+    for (tool, group) in &by_tool {
+        let pick = |f: &dyn Fn(&CaseTokens) -> f64| median(&group.iter().map(|c| f(c)).collect::<Vec<_>>());
+        let worst = group.iter().map(|c| c.standard_over_ideal()).fold(0.0, f64::max);
+        table.rows.push(vec![
+            tool.to_string(),
+            group.len().to_string(),
+            group.iter().filter(|c| c.failing).count().to_string(),
+            num(pick(&|c| c.raw as f64), ""),
+            num(pick(&|c| c.ideal as f64), ""),
+            num(pick(&|c| c.standard as f64), ""),
+            num(pick(&|c| c.standard_over_ideal()), "×"),
+            num(worst, "×"),
+        ]);
+    }
+    report.tables.push(table);
+}
+
 const STANDARD_REMEDY: &str = "The excess is a fixed cost per answer, not per diagnostic: compare the \
      median excess with the median status line + hint (figures above). The ideal answer spends about 4 \
      tokens on status (`FAIL exit 1`); a standard answer adds the run id (about 3 tokens, needed for any \
-     `log` call) and, when the first error spans several log lines, the hint to them (about 9). Standard \
-     headers no longer repeat counts, ids are pronounceable syllables (half the tokens of random ones) and \
-     the hint is left out when the log has nothing beyond the line shown. What remains is headlines kept \
-     whole where the ideal keeps a substring (npm's jest and tsc messages), and the detail that decides a \
-     fix, which the ideal answers leave out: rustc's primary label (`mismatched types (expected `u32`, found \
-     `u64`)`) and the values a failed test compared. Cargo's median is over by that detail; dropping it would \
-     cost the agent a `log` call, so it is kept until the header and hints give the tokens back.";
+     `log` call) and, when the first error spans several log lines, the `log startLine N lineCount M` call \
+     to them (about 9). What remains is the detail that decides a fix, which the ideal answers leave out: \
+     rustc's primary label (`mismatched types (expected `u32`, found `u64`)`) and the values a failed \
+     test compared (`(left 6; right 7)`). Dropping that detail would cost the agent a `log` call.";
 const SUMMARY_REMEDY: &str = "The one case over is a run with a single short diagnostic (13 tokens): the \
      summary's status line alone (status, exit code, the count and the run id, all part of a summary) is 11 \
      tokens against a standard answer of 21. Closing it would mean dropping a field a summary exists to \
@@ -322,12 +352,11 @@ mod tests {
 
     #[test]
     fn the_frame_is_the_status_line_and_hints() {
-        let text = "FAIL exit 1 · 1 error · run parsed\nsrc/a.rs:1:2 E0308 mismatched types\n\
-                    first error in full: buildvise log parsed --start 1 --count 4\n";
-        assert_eq!(
-            super::frame(text),
-            "FAIL exit 1 · 1 error · run parsed\nfirst error in full: buildvise log parsed --start 1 --count 4"
-        );
+        let text = "FAIL exit 1 · run parsed\nsrc/a.rs:1:2 E0308 mismatched types\n\
+                    src/log.rs:1 E0425 cannot find value `log` in this scope\nlog startLine 1 lineCount 4\n";
+        assert_eq!(super::frame(text), "FAIL exit 1 · run parsed\nlog startLine 1 lineCount 4");
+        let listed = "FAIL exit 1 · run parsed\na.rs:1 x\nall: {\"action\":\"log\",\"detail\":\"full\"}\n";
+        assert_eq!(super::frame(listed), "FAIL exit 1 · run parsed\nall: {\"action\":\"log\",\"detail\":\"full\"}");
     }
 
     #[test]
