@@ -251,3 +251,116 @@ fn parse_of_saved_build_log_equals_exec() {
 fn parse_of_saved_test_log_equals_exec() {
     parse_matches_exec("tests", "cargo.test");
 }
+
+/// cargo-nextest is a separate install; without it the test says so and checks nothing.
+fn have_nextest(test: &str) -> bool {
+    let ok = std::process::Command::new("cargo")
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !ok {
+        eprintln!(
+            "SKIPPED {test}: `cargo nextest --version` failed; install it with `cargo install cargo-nextest --locked`"
+        );
+    }
+    ok
+}
+
+#[test]
+fn nextest_failures_point_at_their_panics() {
+    if !have_nextest("nextest_failures_point_at_their_panics") {
+        return;
+    }
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("nextest");
+    let exec = sb.run(["exec", "cargo.nextest", "--cwd", &cwd_arg(&dir), "--json", "--", "--no-fail-fast"]);
+    exec.expect_code(100);
+    let answer = exec.json();
+    assert_eq!(answer["summary"], json!({"passed": 1, "failed": 2, "skipped": 1, "total": 4}), "{exec}");
+    let found: BTreeSet<(String, String, u64, u64, String)> = diagnostics(&answer)
+        .iter()
+        .map(|d| {
+            let (severity, _, file, line, column, message) = located(d);
+            assert_eq!(severity, "error", "{d}");
+            (d["test"].as_str().unwrap_or("").to_string(), file, line, column, message)
+        })
+        .collect();
+    let expected = BTreeSet::from([
+        (
+            "tests::rejects_letters".to_string(),
+            "src/lib.rs".to_string(),
+            2,
+            18,
+            "a port is a number: ParseIntError { kind: InvalidDigit }".to_string(),
+        ),
+        (
+            "tests::counts_wrongly".to_string(),
+            "src/lib.rs".to_string(),
+            21,
+            9,
+            "assertion `left == right` failed: one plus one".to_string(),
+        ),
+    ]);
+    assert_eq!(found, expected, "{exec}");
+    let failed: BTreeSet<&str> =
+        answer["failedTests"].as_array().expect("failedTests").iter().filter_map(Value::as_str).collect();
+    assert_eq!(failed, BTreeSet::from(["tests::rejects_letters", "tests::counts_wrongly"]), "{exec}");
+    assert!(answer.get("stoppedEarly").is_none(), "--no-fail-fast ran every test:{exec}");
+}
+
+#[test]
+fn run_reports_the_programs_panic_and_not_its_output() {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("run-panic");
+    let exec = sb.run(["exec", "cargo.run", "--cwd", &cwd_arg(&dir), "--json"]);
+    exec.expect_code(101);
+    let answer = exec.json();
+    let found: Vec<_> = diagnostics(&answer).iter().map(located).collect();
+    assert_eq!(
+        found,
+        [(
+            "error".to_string(),
+            String::new(),
+            "src/main.rs".to_string(),
+            2,
+            18,
+            "PORT must be a number: ParseIntError { kind: InvalidDigit }".to_string()
+        )],
+        "one error, at the panic; the program's `error:`/`warning:` lines are its output:{exec}"
+    );
+    assert_eq!((answer["errors"].as_u64(), answer["warnings"].as_u64()), (Some(1), Some(0)), "{exec}");
+}
+
+#[test]
+fn fmt_check_reports_each_file_at_its_first_change_and_fmt_alone_needs_confirm() {
+    let sb = sandbox();
+    let dir = sb.cargo_fixture("misformatted");
+    let before = std::fs::read_to_string(dir.join("src/lib.rs")).expect("fixture source");
+    let exec = sb.run(["exec", "cargo.fmt", "--cwd", &cwd_arg(&dir), "--json", "--", "--check"]);
+    exec.expect_code(1);
+    let answer = exec.json();
+    let found: Vec<_> = diagnostics(&answer).iter().map(located).collect();
+    assert_eq!(
+        found,
+        [(
+            "error".to_string(),
+            String::new(),
+            "src/lib.rs".to_string(),
+            5,
+            0,
+            "not formatted (1 place); run cargo fmt".to_string()
+        )],
+        "{exec}"
+    );
+
+    // Without --check, cargo fmt rewrites files: nothing runs without consent.
+    let refused = sb.run(["exec", "cargo.fmt", "--cwd", &cwd_arg(&dir)]);
+    refused.expect_code(125);
+    assert!(refused.stderr.contains("cargo.fmt changes the workspace, so nothing ran"), "{refused}");
+    assert_eq!(std::fs::read_to_string(dir.join("src/lib.rs")).expect("source"), before, "{refused}");
+
+    let formatted = sb.run(["exec", "cargo.fmt", "--confirm", "--cwd", &cwd_arg(&dir)]);
+    formatted.expect_code(0);
+    let after = std::fs::read_to_string(dir.join("src/lib.rs")).expect("source");
+    assert!(after.contains("pub fn mul(a: i32, b: i32) -> i32 {"), "{after}");
+}

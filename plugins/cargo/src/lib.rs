@@ -1,5 +1,6 @@
-//! buildvise plugin for cargo: runs `cargo build`, `check`, `clippy` and `test`, and reads what
-//! they print for a person into structured diagnostics and a test summary.
+//! buildvise plugin for cargo: runs `cargo build`, `check`, `clippy`, `test`, `nextest run`,
+//! `run`, `fmt` and `doc`, and reads what they print for a person into structured diagnostics
+//! and a test summary.
 //!
 //! What it understands: rustc and clippy diagnostics (location, error code or lint name,
 //! headline, the notes that matter), cargo's own errors (manifest, dependency resolution,

@@ -8,10 +8,21 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
     ("cargo.check", "check", "Type-check without building (cargo check)", "extra cargo check args"),
     ("cargo.clippy", "clippy", "Lint with clippy (cargo clippy)", "extra cargo clippy args"),
     ("cargo.test", "test", "Build and run tests (cargo test)", "cargo test args, `--` then libtest args"),
+    ("cargo.nextest", "nextest", "Run tests with cargo-nextest (cargo nextest run)", "cargo nextest run args"),
+    ("cargo.run", "run", "Build and run a binary (cargo run)", "cargo run args, `--` program args"),
+    ("cargo.fmt", "fmt", "Format sources; --check only reports (cargo fmt)", "--check, cargo fmt args"),
+    ("cargo.doc", "doc", "Build docs, report rustdoc warnings (cargo doc)", "extra cargo doc args"),
 ];
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    TOOLS.iter().map(|(name, _, description, hint)| ToolSpec::new(*name, *description).with_args_hint(*hint)).collect()
+    TOOLS
+        .iter()
+        .map(|(name, verb, description, hint)| {
+            let spec = ToolSpec::new(*name, *description).with_args_hint(*hint);
+            // `cargo fmt` rewrites sources, unless `--check` only asks whether it would.
+            if *verb == "fmt" { spec.mutating().read_only_with("--check") } else { spec }
+        })
+        .collect()
 }
 
 /// `cargo <verb> ARGS` with colour off. A leading `+toolchain` goes before the verb, where
@@ -36,11 +47,21 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     match *verb {
         "test" => check_libtest_args(after_dashes, request)?,
         "clippy" => check_clippy_args(after_dashes)?,
+        "nextest" => check_nextest_args(&rest[..split], request)?,
+        "fmt" => check_rustfmt_args(after_dashes, request)?,
+        "doc" if rest[..split].iter().any(|a| a == "--open") => {
+            return Err("`--open` starts a browser; cargo.doc builds the docs only, so leave it out".into());
+        }
         _ => {}
     }
     args.push((*verb).to_string());
+    if *verb == "nextest" {
+        args.push("run".to_string());
+    }
     args.extend(rest.iter().cloned());
-    Ok(CommandPlan::new("cargo").with_args(args).with_env("CARGO_TERM_COLOR", "never"))
+    let plan = CommandPlan::new("cargo").with_args(args).with_env("CARGO_TERM_COLOR", "never");
+    // rustfmt colours its diff whenever TERM names a colour terminal, even into a pipe.
+    Ok(if *verb == "fmt" { plan.with_env("TERM", "dumb") } else { plan })
 }
 
 /// rustup reads a `+toolchain` with a path separator as a directory holding the toolchain, so
@@ -114,7 +135,8 @@ fn short_cluster_has_unstable_flag(arg: &str) -> bool {
     for letter in cluster.chars() {
         match letter {
             'Z' => return true,
-            'p' | 'j' | 'F' => return false,
+            // `-E`/`-P`: cargo-nextest's filter expression and profile.
+            'p' | 'j' | 'F' | 'E' | 'P' => return false,
             _ => {}
         }
     }
@@ -131,6 +153,68 @@ fn check_libtest_args(args: &[String], request: &PlanRequest) -> Result<(), Stri
         };
         if let Some(value) = value {
             request.check_path("--logfile", value)?;
+        }
+    }
+    Ok(())
+}
+
+/// cargo-nextest's options whose value is a file or directory it reads or writes (a tool config
+/// is `TOOL:PATH`); cargo's own (`--manifest-path`, `--target-dir`) are checked with cargo's.
+const NEXTEST_PATH_OPTIONS: &[&str] = &[
+    "--config-file",
+    "--tool-config-file",
+    "--archive-file",
+    "--workspace-remap",
+    "--target-dir-remap",
+    "--cargo-metadata",
+    "--binaries-metadata",
+    "--extract-to",
+];
+
+fn check_nextest_args(args: &[String], request: &PlanRequest) -> Result<(), String> {
+    for (i, arg) in args.iter().enumerate() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (arg.as_str(), None),
+        };
+        if !NEXTEST_PATH_OPTIONS.contains(&name) {
+            continue;
+        }
+        let Some(value) = inline.or_else(|| args.get(i + 1).map(String::as_str)) else { continue };
+        let path = match name {
+            "--tool-config-file" => value.split_once(':').map_or(value, |(_, path)| path),
+            _ => value,
+        };
+        request.check_path(name, path)?;
+    }
+    Ok(())
+}
+
+/// After `--`, cargo fmt hands its arguments to rustfmt: files to format, `--config-path` to
+/// read, `--print-config … PATH` to write. Each path stays inside the roots.
+fn check_rustfmt_args(args: &[String], request: &PlanRequest) -> Result<(), String> {
+    let mut args = args.iter().peekable();
+    while let Some(arg) = args.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (arg.as_str(), None),
+        };
+        match name {
+            "--config-path" => {
+                let value = inline.map(str::to_string).or_else(|| args.next().cloned()).unwrap_or_default();
+                request.check_path(name, &value)?;
+            }
+            "--print-config" => {
+                // `--print-config default|minimal|current [PATH]`
+                if inline.is_none() {
+                    args.next();
+                }
+                if let Some(path) = args.next_if(|a| !a.starts_with('-')) {
+                    request.check_path(name, path)?;
+                }
+            }
+            _ if !arg.starts_with('-') => request.check_path("a file to format", arg)?,
+            _ => {}
         }
     }
     Ok(())
@@ -197,7 +281,7 @@ mod tests {
         }
         assert!(plan(&request("cargo.clippy", &["--fix"])).expect_err("refused").contains("edits source"));
         assert!(plan(&request("cargo.test", &["--", "-Z", "unstable-options"])).is_ok());
-        assert!(plan(&request("cargo.run", &[])).expect_err("unknown").contains("cargo.build"));
+        assert!(plan(&request("cargo.bench", &[])).expect_err("unknown").contains("cargo.build"));
     }
 
     /// A call the operator limited to /bv-plan/proj; none of these paths need exist.
@@ -296,7 +380,50 @@ mod tests {
     #[test]
     fn describes_every_tool_briefly() {
         let tools = tools();
-        assert_eq!(tools.len(), 4);
-        assert!(tools.iter().all(|t| t.description.split_whitespace().count() <= 8 && !t.mutates_workspace));
+        assert_eq!(tools.len(), 8);
+        for t in &tools {
+            assert!(t.description.split_whitespace().count() <= 8, "{}", t.description);
+            assert!(t.args_hint.as_deref().is_some_and(|h| h.split_whitespace().count() <= 7), "{}", t.name);
+            assert_eq!(t.mutates_workspace, t.name == "cargo.fmt", "{}", t.name);
+        }
+        let fmt = tools.iter().find(|t| t.name == "cargo.fmt").expect("cargo.fmt");
+        assert!(fmt.mutates(&[]) && !fmt.mutates(&["--check".to_string()]));
+    }
+
+    #[test]
+    fn runs_the_new_verbs() {
+        let nextest = plan(&request("cargo.nextest", &["+stable", "--no-fail-fast", "-E", "test(a)"])).expect("a plan");
+        assert_eq!(nextest.args, ["+stable", "nextest", "run", "--no-fail-fast", "-E", "test(a)"]);
+        let run = plan(&request("cargo.run", &["--bin", "app", "--", "--port", "/etc/x"])).expect("a plan");
+        assert_eq!(run.args, ["run", "--bin", "app", "--", "--port", "/etc/x"]);
+        let fmt = plan(&request("cargo.fmt", &["--check"])).expect("a plan");
+        assert_eq!(fmt.args, ["fmt", "--check"]);
+        assert_eq!(fmt.env.get("TERM").map(String::as_str), Some("dumb"));
+        assert!(plan(&request("cargo.doc", &["--no-deps", "--open"])).expect_err("a browser").contains("--open"));
+        assert!(plan(&request("cargo.run", &["--config", "x"])).expect_err("config").contains("not allowed"));
+    }
+
+    #[test]
+    fn nextest_and_rustfmt_paths_stay_inside_the_roots() {
+        for args in [
+            &["--config-file", "/elsewhere/n.toml"][..],
+            &["--tool-config-file=tool:/elsewhere/n.toml"],
+            &["--archive-file", "../a.tar.zst"],
+            &["--workspace-remap=/elsewhere/w"],
+            &["--target-dir", "/elsewhere/t"],
+        ] {
+            let err = plan(&confined("cargo.nextest", args)).expect_err("outside");
+            assert!(err.contains("points outside"), "{err}");
+        }
+        assert!(plan(&confined("cargo.nextest", &["--config-file", ".config/ci.toml", "-P", "ci"])).is_ok());
+        for args in [
+            &["--", "--config-path", "/elsewhere/rustfmt.toml"][..],
+            &["--", "--print-config", "default", "/elsewhere/out.toml"],
+            &["--check", "--", "../other/src/lib.rs"],
+        ] {
+            let err = plan(&confined("cargo.fmt", args)).expect_err("outside");
+            assert!(err.contains("points outside"), "{err}");
+        }
+        assert!(plan(&confined("cargo.fmt", &["--check", "--", "--config-path=rustfmt.toml", "src/lib.rs"])).is_ok());
     }
 }

@@ -85,6 +85,7 @@ pub(crate) fn classify(head: &Headline<'_>) -> HeadlineKind {
     let summary = match head.severity {
         Severity::Error => {
             m.starts_with("could not compile `")
+                || m.starts_with("could not document `")
                 || m.starts_with("aborting due to")
                 || (m.starts_with(|c: char| c.is_ascii_digit()) && m.contains(" target") && m.contains(" failed"))
                 || (m.starts_with(|c: char| c.is_ascii_digit()) && m.ends_with(" emitted"))

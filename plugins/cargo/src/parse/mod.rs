@@ -1,5 +1,6 @@
-//! The parser for what cargo prints: rustc and clippy diagnostics (human text, short form and
-//! `--message-format=json`), cargo's own errors, and libtest's report of a test run.
+//! The parser for what cargo prints: rustc, clippy and rustdoc diagnostics (human text, short
+//! form and `--message-format=json`), cargo's own errors, libtest's and cargo-nextest's reports of
+//! a test run, the program's panic or error under `cargo run`, and `cargo fmt --check`'s diffs.
 //!
 //! Lines are read once, in arrival order. A diagnostic that spans lines (a rustc block, a
 //! `Caused by:` chain, a panic and its message) is gathered until it ends; every other line is
@@ -9,10 +10,13 @@
 
 mod backtrace;
 mod block;
+mod fmt;
 mod json;
 mod libtest;
 mod lints;
+mod nextest;
 mod panic;
+mod run;
 mod text;
 
 use backtrace::{Backtrace, Step};
@@ -22,7 +26,9 @@ use buildvise_plugin_api::{
 };
 use libtest::{Context, TestRun};
 use lints::LintMemory;
+use nextest::NextestRun;
 use panic::PanicStart;
+use run::MainError;
 use std::collections::{HashMap, HashSet};
 use text::{MAX_MESSAGE, MAX_NOTE, clip, is_status_line};
 
@@ -39,6 +45,34 @@ const MESSAGE_BEFORE_VIA: usize = 110;
 /// What cargo's `test failed, to rerun pass …` means when nothing follows it: without
 /// `--no-fail-fast` cargo stopped there, and it never says which targets it left out.
 const STOPPED_EARLY: &str = "later test targets not run; add --no-fail-fast";
+
+/// What cargo prints when the `nextest` subcommand is missing.
+const NO_NEXTEST: &str = "no such command: `nextest`";
+
+/// The tools whose output needs more than cargo's own formats.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Cargo,
+    Test,
+    Nextest,
+    Run,
+    Fmt,
+}
+
+/// `cargo run`: where cargo's output ends and the program's begins.
+#[derive(Default)]
+struct Program {
+    /// cargo's `Running `target/…`` was read: every later line is the program's.
+    started: bool,
+    /// A line came tagged stderr: the streams are apart, and stdout is the program's alone.
+    seen_stderr: bool,
+    /// The stdout lines read before any stderr line, which were parsed as cargo's in case the
+    /// log is one combined stream.
+    stdout_before_stderr: Option<(u64, u64)>,
+    /// The JSON messages among them, which are cargo's whatever the streams.
+    json_lines: HashSet<u64>,
+    main_error: Option<MainError>,
+}
 
 /// Options that choose test targets; with any of them cargo runs no doctests unless `--doc`
 /// asks, so a library's build does not promise them.
@@ -57,8 +91,12 @@ const TARGET_OPTIONS: &[&str] = &[
 
 pub(crate) struct CargoParser {
     cwd: String,
+    kind: Kind,
     /// `cargo.test`: panics count even before a `running N tests` line shows up (streams).
     test_tool: bool,
+    nextest: NextestRun,
+    program: Program,
+    fmt: fmt::FmtCheck,
     diagnostics: DiagnosticSet,
     lints: LintMemory,
     block: Option<Block>,
@@ -118,9 +156,20 @@ struct Panic {
 
 impl CargoParser {
     pub(crate) fn new(context: &ParseContext) -> Self {
+        let kind = match context.tool.as_str() {
+            "cargo.test" => Kind::Test,
+            "cargo.nextest" => Kind::Nextest,
+            "cargo.run" => Kind::Run,
+            "cargo.fmt" => Kind::Fmt,
+            _ => Kind::Cargo,
+        };
         CargoParser {
             cwd: context.cwd.clone(),
-            test_tool: context.tool == "cargo.test",
+            kind,
+            test_tool: kind == Kind::Test,
+            nextest: NextestRun::default(),
+            program: Program::default(),
+            fmt: fmt::FmtCheck::default(),
             diagnostics: DiagnosticSet::new(),
             lints: LintMemory::default(),
             block: None,
@@ -315,6 +364,19 @@ impl CargoParser {
 
     fn headline(&mut self, text: &str, stream: Stream, number: u64) {
         let Some(head) = block::headline(text) else { return };
+        if self.kind == Kind::Nextest {
+            if head.message.starts_with(NO_NEXTEST) {
+                let d = Diagnostic::error("cargo-nextest is not installed; run `cargo install cargo-nextest --locked`")
+                    .with_log_range(number, number);
+                self.diagnostics.push(d);
+                return;
+            }
+            // nextest's word that the build it ran (`cargo test --no-run …`) failed: rustc's
+            // errors above say why.
+            if head.message.starts_with("command `") && head.message.contains(" --no-run") {
+                return;
+            }
+        }
         let kind = block::classify(&head);
         match kind {
             HeadlineKind::Summary => {
@@ -367,7 +429,11 @@ impl CargoParser {
             }
             Context::Free => (Some(libtest::bare_name(thread).to_string()), PanicOwner::Test),
         };
-        let slot = slot(stream);
+        self.open_panic(start, test, owner, slot(stream), number);
+    }
+
+    /// Starts reading a panic whose first line was just read.
+    fn open_panic(&mut self, start: PanicStart<'_>, test: Option<String>, owner: PanicOwner, slot: usize, number: u64) {
         self.close_panic(slot);
         let (diag, stage) = match start {
             PanicStart::AwaitMessage { location, .. } => {
@@ -393,6 +459,66 @@ impl CargoParser {
         let mut diag = diag;
         diag.test = test;
         self.panics[slot] = Some(Panic { diag, start: number, last: number, stage, owner });
+    }
+
+    /// cargo-nextest: once its run started, its lines and its tests' output are its report's;
+    /// before, cargo built the tests and its output is cargo's.
+    fn nextest_line(&mut self, line: &Line<'_>) -> bool {
+        if !self.nextest.started {
+            if line.bytes.first() != Some(&b' ') || !nextest::is_start(&line.text()) {
+                return false;
+            }
+            self.close_block();
+            self.nextest.started = true;
+        }
+        self.nextest.line(&line.text(), line.number, &self.cwd)
+    }
+
+    /// `cargo run`: cargo's lines until it starts the program, then the program's, of which
+    /// only a panic and `main`'s returned error say how the run ended.
+    fn program_line(&mut self, line: &Line<'_>) -> bool {
+        let first = line.bytes.first().copied();
+        let p = &mut self.program;
+        if line.stream == Stream::Stderr {
+            p.seen_stderr = true;
+        } else if first != Some(b'{') {
+            if p.seen_stderr {
+                return true;
+            }
+            let (start, _) = p.stdout_before_stderr.unwrap_or((line.number, line.number));
+            p.stdout_before_stderr = Some((start, line.number));
+        } else if !p.seen_stderr {
+            p.json_lines.insert(line.number);
+        }
+        if !p.started {
+            if first == Some(b' ') && run::is_running(&line.text()) {
+                p.started = true;
+                self.close_block();
+                return true;
+            }
+            return false;
+        }
+        let text = line.text();
+        if let Some(error) = &mut p.main_error
+            && error.stream == line.stream
+            && error.line(&text, line.number)
+        {
+            return true;
+        }
+        match first {
+            Some(b't') => {
+                if let Some(start) = panic::start(&text) {
+                    self.open_panic(start, None, PanicOwner::Test, slot(line.stream), line.number);
+                }
+            }
+            Some(b'E') => {
+                if let Some(error) = MainError::start(&text, line.stream, line.number) {
+                    p.main_error = Some(error);
+                }
+            }
+            _ => {}
+        }
+        true
     }
 
     fn located(&self, diag: Diagnostic, location: &str) -> Diagnostic {
@@ -472,6 +598,17 @@ impl Parser for CargoParser {
         if self.panics[slot].is_some() && self.feed_panic(slot, &line.text(), line.number) {
             return;
         }
+        let taken = match self.kind {
+            Kind::Nextest => self.nextest_line(&line),
+            Kind::Run => self.program_line(&line),
+            Kind::Fmt if line.bytes.first() == Some(&b'D') || self.fmt.in_hunk() => {
+                self.fmt.line(&line.text(), line.number, &self.cwd)
+            }
+            _ => false,
+        };
+        if taken {
+            return;
+        }
         if let Some(block) = self.block.as_mut()
             && block.stream == line.stream
         {
@@ -487,15 +624,32 @@ impl Parser for CargoParser {
         self.dispatch(line);
     }
 
-    fn finish(&mut self, _end: &RunEnd) -> ParseResult {
+    fn finish(&mut self, end: &RunEnd) -> ParseResult {
         self.close_block();
         self.close_panic(0);
         self.close_panic(1);
+        let program = std::mem::take(&mut self.program);
         let tests = std::mem::take(&mut self.tests);
         let side_panics = std::mem::take(&mut self.side_panics);
         let (lints, crashed) = (&self.lints, &self.crashed);
         let mut kept = DiagnosticSet::new();
         let mut diagnostics = std::mem::take(&mut self.diagnostics).into_vec();
+        // The streams were apart: what stdout held before cargo's first stderr line was the
+        // program's, read as cargo's only in case the log was one stream.
+        if let (true, Some((first, last))) = (program.seen_stderr, program.stdout_before_stderr) {
+            diagnostics.retain(|d| {
+                d.log_range.is_none_or(|r| r.start < first || r.start > last || program.json_lines.contains(&r.start))
+            });
+        }
+        // std exits with 1 after printing a returned `Err`; the same line in a run that ended
+        // otherwise was only the program talking.
+        if let Some(error) = program.main_error
+            && end.exit_code == Some(1)
+            && !(program.seen_stderr && error.stream == Stream::Stdout)
+        {
+            diagnostics.push(error.into_diagnostic());
+        }
+        diagnostics.extend(std::mem::take(&mut self.fmt).finish());
         // Each test's first diagnostic, by test: a lookup per side panic, not a scan.
         let mut first_of_test: HashMap<String, usize> = HashMap::new();
         for (i, d) in diagnostics.iter().enumerate() {
@@ -555,6 +709,13 @@ impl Parser for CargoParser {
             failed_tests.push(failed.name);
         }
         let result = ParseResult::new(kept.into_vec()).with_summary(finished.summary).with_failed_tests(failed_tests);
+        if self.kind == Kind::Nextest {
+            let run = std::mem::take(&mut self.nextest).finish();
+            let mut result = result.with_summary(run.summary).with_failed_tests(run.failed_tests);
+            result.diagnostics.extend(run.diagnostics);
+            result.stopped_early = run.stopped_early;
+            return result;
+        }
         match &self.last_failed_target {
             Some(_) if self.no_fail_fast => result,
             // The JSON stream listed the targets: count the ones that never started.
