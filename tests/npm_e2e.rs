@@ -5,7 +5,10 @@
 //! - `tools`: `build` is tsc with three planted type errors, `test` is Jest with two failing, two
 //!   passing and one skipped test, `lint` is ESLint with three errors and one warning;
 //! - `vitest-app`: `test` is Vitest with two failing, two passing and one skipped test (not named
-//!   `vitest`: Vitest drops stack frames under any `/vitest/src/` as its own);
+//!   `vitest`: Vitest drops stack frames under any `/vitest/src/` as its own); `build` is a Vite
+//!   build whose `src/main.ts` imports `chart-lib`, which is not installed;
+//! - `start-crash`: no dependencies; `start` runs node on an order without lines, which throws an
+//!   uncaught TypeError in `src/totals.js`;
 //! - `local-dep`: depends only on a folder inside itself, so `npm install` needs no registry.
 //!
 //! Dependencies are installed once with `npm ci` into `target/test-env/npm/NAME-HASH` (HASH of
@@ -434,4 +437,108 @@ fn install_with_confirm_installs_the_local_dependency() {
     let stored = runs(&sb);
     assert_eq!(stored.len(), 1, "{stored:#?}");
     assert_eq!(stored[0]["id"], run_id(&answer).as_str());
+}
+
+/// What `npm.exec` answered for `args` in fixture NAME, with its stored log for failure messages.
+fn exec_tool(sb: &Sandbox, dir: &Path, args: &[&str], code: i32) -> (Value, String) {
+    let cwd = cwd_arg(dir);
+    let mut all = vec!["exec", "npm.exec", "--cwd", &cwd, "--json", "--"];
+    all.extend_from_slice(args);
+    let mut cmd = sb.command(&all);
+    let userconfig = sb.config().join("npmrc");
+    std::fs::write(&userconfig, "").expect("write empty npmrc");
+    cmd.env("npm_config_userconfig", &userconfig);
+    let exec = common::run_command(&mut cmd);
+    exec.expect_code(code);
+    let answer = exec.json();
+    let log = stored_log(sb, &run_id(&answer));
+    (answer, format!("{exec}{log}"))
+}
+
+#[test]
+fn exec_runs_tsc_and_eslint_through_the_same_parsers_as_scripts() {
+    if !have_node("exec_runs_tsc_and_eslint_through_the_same_parsers_as_scripts") {
+        return;
+    }
+    let sb = sandbox();
+    let dir = project(&sb, "tools");
+    let (answer, shown) = exec_tool(&sb, &dir, &["tsc", "--noEmit", "-p", "."], 2);
+    let found: BTreeSet<_> = diagnostics(&answer).iter().map(located).collect();
+    let tsc =
+        |file: &str, line, column, code: &str| ("error".to_string(), code.to_string(), file.to_string(), line, column);
+    let expected = BTreeSet::from([
+        tsc("src/shapes.ts", 23, 14, "TS2322"),
+        tsc("src/shapes.ts", 27, 41, "TS2339"),
+        tsc("src/total.ts", 8, 32, "TS2322"),
+    ]);
+    assert_eq!(found, expected, "{shown}");
+
+    let (answer, shown) = exec_tool(&sb, &dir, &["eslint", "scripts"], 1);
+    assert_eq!((answer["errors"].as_u64(), answer["warnings"].as_u64()), (Some(3), Some(1)), "{shown}");
+    let rules: BTreeSet<_> = diagnostics(&answer).iter().map(|d| located(d).1).collect();
+    assert_eq!(
+        rules,
+        BTreeSet::from(["eqeqeq", "no-undef", "no-unused-vars", "prefer-const"].map(String::from)),
+        "{shown}"
+    );
+}
+
+#[test]
+fn exec_runs_vitest_with_its_failures_and_counts() {
+    if !have_node("exec_runs_vitest_with_its_failures_and_counts") {
+        return;
+    }
+    let sb = sandbox();
+    let dir = project(&sb, "vitest-app");
+    let (answer, shown) = exec_tool(&sb, &dir, &["vitest", "run"], 1);
+    assert_eq!(answer["summary"], json!({"passed": 2, "failed": 2, "skipped": 1, "total": 5}), "{shown}");
+    let mut failed = failed_tests(&answer);
+    failed.sort();
+    assert_eq!(
+        failed,
+        ["money > cents > reads amounts without a decimal part", "money > split > keeps the remainder"],
+        "{shown}"
+    );
+}
+
+#[test]
+fn exec_of_a_program_the_project_lacks_is_refused_saying_what_to_do() {
+    let sb = sandbox();
+    let dir = sources(&sb, "tools");
+    let exec = run(&sb, ["exec", "npm.exec", "--cwd", &cwd_arg(&dir), "--", "cowsay", "hi"]);
+    exec.expect_code(125);
+    assert!(exec.stderr.contains("`cowsay` is not installed in this project"), "{exec}");
+    assert!(exec.stderr.contains("npm.install"), "says what to do:{exec}");
+    assert!(runs(&sb).is_empty(), "nothing ran, so nothing was downloaded");
+}
+
+#[test]
+fn start_that_throws_is_one_error_at_the_project_s_top_frame() {
+    if !have_node("start_that_throws_is_one_error_at_the_project_s_top_frame") {
+        return;
+    }
+    let sb = sandbox();
+    let dir = sources(&sb, "start-crash");
+    let exec = run(&sb, ["exec", "npm.run", "--cwd", &cwd_arg(&dir), "--json", "--", "start"]);
+    exec.expect_code(1);
+    let answer = exec.json();
+    let found: Vec<_> = diagnostics(&answer).iter().map(|d| (located(d), d["message"].clone())).collect();
+    let at = ("error".to_string(), String::new(), "src/totals.js".to_string(), 9, 28);
+    assert_eq!(found, [(at, json!("TypeError: order.lines is not iterable"))], "{exec}");
+}
+
+#[test]
+fn vite_build_names_the_unresolved_import_and_its_importer() {
+    if !have_node("vite_build_names_the_unresolved_import_and_its_importer") {
+        return;
+    }
+    let sb = sandbox();
+    let dir = project(&sb, "vitest-app");
+    let exec = run(&sb, ["exec", "npm.build", "--cwd", &cwd_arg(&dir), "--json"]);
+    exec.expect_code(1);
+    let answer = exec.json();
+    let log = stored_log(&sb, &run_id(&answer));
+    let found: Vec<_> = diagnostics(&answer).iter().map(|d| (located(d), d["message"].clone())).collect();
+    let at = ("error".to_string(), String::new(), "src/main.ts".to_string(), 0, 0);
+    assert_eq!(found, [(at, json!("Rollup failed to resolve import \"chart-lib\""))], "{exec}{log}");
 }

@@ -1,5 +1,5 @@
-//! buildvise plugin for npm: runs `npm run build`, `npm test`, `npm run SCRIPT` and `npm install`,
-//! and reads what they printed.
+//! buildvise plugin for npm: runs `npm run build`, `npm test`, `npm run SCRIPT`, `npm exec -- PROGRAM`,
+//! `npm install` and `npm ci`, and reads what they printed.
 //!
 //! A script can run anything, so the parser does not assume a tool: it recognises tsc, Jest,
 //! Vitest, ESLint, Mocha and `node --test` output, and npm's own errors and warnings, from the
@@ -37,7 +37,9 @@ impl Plugin for ThePlugin {
                 false,
                 "script name, then its args; npm options before `--`",
             ),
+            tool("npm.exec", "npx PROGRAM: an installed bin (tsc, eslint, vitest)", false, "program and its args"),
             tool("npm.install", "npm install: dependency errors and warnings", true, "npm install arguments"),
+            tool("npm.ci", "npm ci: clean install from the lockfile", true, "npm ci options"),
         ];
         Manifest::new("npm", env!("CARGO_PKG_VERSION"), tools)
     }

@@ -104,20 +104,29 @@ const SHORTHANDS: &[(&str, &str)] = &[
     ("y", "yes"),
 ];
 
-/// The npm command for one call of `npm.build`, `npm.test`, `npm.run` or `npm.install`.
+/// The npm command for one call of `npm.build`, `npm.test`, `npm.run`, `npm.exec`, `npm.install`
+/// or `npm.ci`.
 pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     let manifest = read_manifest(Path::new(&request.cwd))?;
     let mut args: Vec<String> = Vec::new();
     let script = match request.tool.as_str() {
-        "npm.install" => {
+        "npm.install" | "npm.ci" => {
             check_options(&request.args, request)?;
-            for spec in request.args.iter().filter(|a| !a.starts_with('-')) {
-                check_install_spec(spec, request)?;
+            let command = request.tool.trim_start_matches("npm.");
+            if command == "install" {
+                for spec in request.args.iter().filter(|a| !a.starts_with('-')) {
+                    check_install_spec(spec, request)?;
+                }
+            } else if let Some(spec) = request.args.iter().find(|a| !a.starts_with('-')) {
+                return Err(format!(
+                    "`{spec}`: npm ci installs the lockfile and takes no package names; send options only"
+                ));
             }
-            args.push("install".into());
+            args.push(command.into());
             args.extend(request.args.iter().cloned());
             return Ok(finish_plan(args, Vec::new()));
         }
+        "npm.exec" => return plan_exec(request),
         "npm.build" => "build".to_string(),
         "npm.test" => "test".to_string(),
         "npm.run" => match request.args.first() {
@@ -129,7 +138,11 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
                 ));
             }
         },
-        other => return Err(format!("unknown tool {other}; send npm.build, npm.test, npm.run or npm.install")),
+        other => {
+            return Err(format!(
+                "unknown tool {other}; send npm.build, npm.test, npm.run, npm.exec, npm.install or npm.ci"
+            ));
+        }
     };
     let rest = if request.tool == "npm.run" { &request.args[1..] } else { &request.args[..] };
     let (npm_options, script_args) = split_args(rest);
@@ -157,6 +170,58 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         args.extend(extra);
     }
     Ok(finish_plan(args, artifacts))
+}
+
+/// `npm exec --no -- PROGRAM ARGS`: PROGRAM must be a bin the project has installed. npm would
+/// otherwise look it up in the registry and offer to download it (or run a program of the same
+/// name from PATH), so a name not in `node_modules/.bin` is refused here, and `--no` makes npm
+/// refuse to install anyway.
+fn plan_exec(request: &PlanRequest) -> Result<CommandPlan, String> {
+    let (npm_options, command) = match request.args.first() {
+        Some(first) if first.starts_with('-') => split_args(&request.args),
+        _ => (&[][..], &request.args[..]),
+    };
+    check_options(npm_options, request)?;
+    // `--package` names a package to install, `--yes` downloads without asking.
+    for option in npm_options.iter().filter(|o| o.starts_with('-')) {
+        let name = option.trim_start_matches('-').split('=').next().unwrap_or_default();
+        let keys = option_names(name).unwrap_or_default();
+        let installs = |key: &&str| {
+            let (negated, key) = strip_negations(key);
+            key == "package" || (key == "yes" && !negated)
+        };
+        if keys.iter().any(installs) {
+            return Err(format!(
+                "`{option}` is not allowed with npm.exec: it never installs a package; run an installed bin"
+            ));
+        }
+    }
+    let Some(program) = command.first() else {
+        return Err("npm.exec needs the program to run: a bin of the project's dependencies (`tsc`, `eslint`)".into());
+    };
+    if program.is_empty() || program.starts_with('-') || program.contains(['/', '\\', '@', ':']) {
+        return Err(format!(
+            "`{program}` is not a bin name; send the name of an installed package's bin (`tsc`, `eslint`), \
+             not a path or a package spec"
+        ));
+    }
+    if !has_local_bin(Path::new(&request.cwd), program) {
+        return Err(format!(
+            "`{program}` is not installed in this project (no node_modules/.bin/{program} here or above); \
+             npm.exec never downloads: install its package with npm.install (or npm.ci if node_modules is missing)"
+        ));
+    }
+    let mut args = vec!["exec".to_string(), "--no".to_string()];
+    args.extend(npm_options.iter().cloned());
+    args.push("--".into());
+    args.extend(command.iter().cloned());
+    Ok(finish_plan(args, Vec::new()))
+}
+
+/// Whether `node_modules/.bin/NAME` is in `cwd` or a folder above it, where npm exec looks (a
+/// workspace's bins are hoisted to the root).
+fn has_local_bin(cwd: &Path, name: &str) -> bool {
+    cwd.ancestors().any(|dir| dir.join("node_modules/.bin").join(name).exists())
 }
 
 fn finish_plan(args: Vec<String>, artifacts: Vec<String>) -> CommandPlan {
@@ -668,6 +733,47 @@ mod tests {
             let plan = plan(&confined("npm.install", &[spec, "--save-dev"], &dir)).expect(spec);
             assert_eq!(plan.args, ["install", spec, "--save-dev"]);
         }
+    }
+
+    fn with_bin(dir: &Path, name: &str) {
+        std::fs::create_dir_all(dir.join("node_modules/.bin")).expect("bin dir");
+        std::fs::write(dir.join("node_modules/.bin").join(name), "").expect("bin");
+    }
+
+    #[test]
+    fn exec_runs_installed_bins_and_never_installs() {
+        let dir = project(r#"{"name":"app"}"#);
+        with_bin(&dir, "tsc");
+        let plan = plan(&confined("npm.exec", &["tsc", "--noEmit", "--", "x"], &dir)).expect("plan");
+        assert_eq!(plan.args, ["exec", "--no", "--", "tsc", "--noEmit", "--", "x"]);
+        let plan = super::plan(&confined("npm.exec", &["-w", "web", "--", "tsc", "-p", "."], &dir)).expect("plan");
+        assert_eq!(plan.args, ["exec", "--no", "-w", "web", "--", "tsc", "-p", "."]);
+        let sub = dir.join("packages/web");
+        std::fs::create_dir_all(&sub).expect("workspace dir");
+        std::fs::write(sub.join("package.json"), "{}").expect("package.json");
+        assert!(super::plan(&request("npm.exec", &["tsc"], &sub)).is_ok(), "bins hoisted to the root count");
+
+        let err = super::plan(&request("npm.exec", &["cowsay", "hi"], &dir)).expect_err("not installed");
+        assert!(err.contains("`cowsay` is not installed") && err.contains("npm.install"), "{err}");
+        for program in ["./node_modules/.bin/tsc", "typescript@5", "/bin/sh", "-y"] {
+            let err = super::plan(&request("npm.exec", &[program], &dir)).expect_err(program);
+            assert!(err.contains("is not a bin name"), "{err}");
+        }
+        for options in [&["--yes", "--"][..], &["-y", "--"], &["--package=cowsay", "--"], &["-c", "sh", "--"]] {
+            let args: Vec<&str> = options.iter().copied().chain(["tsc"]).collect();
+            assert!(super::plan(&request("npm.exec", &args, &dir)).is_err(), "{options:?}");
+        }
+        assert!(super::plan(&request("npm.exec", &["--no", "--", "tsc"], &dir)).is_ok());
+        assert!(super::plan(&request("npm.exec", &[], &dir)).expect_err("empty").contains("needs the program"));
+    }
+
+    #[test]
+    fn ci_takes_options_only() {
+        let dir = project("{}");
+        let plan = plan(&confined("npm.ci", &["--no-audit"], &dir)).expect("plan");
+        assert_eq!(plan.args, ["ci", "--no-audit"]);
+        assert!(super::plan(&confined("npm.ci", &["left-pad"], &dir)).is_err());
+        assert!(super::plan(&confined("npm.ci", &["--prefix=/tmp/x"], &dir)).is_err());
     }
 
     #[test]

@@ -3,24 +3,29 @@
 //! The parser cannot know which tool a script runs, so each format has a recogniser that spots
 //! its own lines, and [`NpmParser`] offers every line to them in turn until one takes it: npm's
 //! lines first (they also mark where one script's output ends), then one-line JSON reports, then
-//! Node's own crash reports and process warnings (whatever script ran node), then tsc, ESLint,
-//! Jest, Vitest, Mocha and node:test. Each first checks a cheap prefix; a line none
+//! Node's own crash reports and process warnings (whatever script ran node), then the bundlers
+//! (webpack, esbuild, Vite, Next.js), Prettier, tsc, ESLint, Jest, Vitest, Mocha and node:test. Each first checks a cheap prefix; a line none
 //! of them wants costs a few comparisons and no allocation. Recognisers keep only the block they
 //! are reading, never the lines they passed over.
 
 mod diff;
+mod esbuild;
 mod eslint;
 mod frames;
 mod jest;
 mod json_report;
 mod mocha;
+mod next;
 mod node_crash;
 mod node_test;
 mod node_warning;
 mod npm;
+mod prettier;
 mod sink;
 mod tsc;
+mod vite;
 mod vitest;
+mod webpack;
 
 use buildvise_plugin_api::{Line, ParseContext, ParseResult, Parser, RunEnd};
 use sink::Sink;
@@ -45,6 +50,11 @@ pub struct NpmParser {
     npm: npm::Npm,
     node_crash: node_crash::NodeCrash,
     node_warning: node_warning::NodeWarning,
+    webpack: webpack::Webpack,
+    esbuild: esbuild::Esbuild,
+    vite: vite::Vite,
+    next: next::Next,
+    prettier: prettier::Prettier,
     tsc: tsc::Tsc,
     eslint: eslint::Eslint,
     jest: jest::Jest,
@@ -63,6 +73,11 @@ impl NpmParser {
             npm: npm::Npm::default(),
             node_crash: node_crash::NodeCrash::default(),
             node_warning: node_warning::NodeWarning::default(),
+            webpack: webpack::Webpack::default(),
+            esbuild: esbuild::Esbuild::default(),
+            vite: vite::Vite::default(),
+            next: next::Next::default(),
+            prettier: prettier::Prettier::default(),
             tsc: tsc::Tsc::default(),
             eslint: eslint::Eslint::default(),
             jest: jest::Jest::default(),
@@ -75,16 +90,74 @@ impl NpmParser {
 
     /// Offers the line to the tool recognisers in turn; true when one took it.
     fn offer(&mut self, ln: &Ln<'_>) -> bool {
-        let NpmParser { sink, node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
-        let recognisers: [&mut dyn Recogniser; 8] =
-            [node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test];
+        let NpmParser {
+            sink,
+            node_crash,
+            node_warning,
+            webpack,
+            esbuild,
+            vite,
+            next,
+            prettier,
+            tsc,
+            eslint,
+            jest,
+            vitest,
+            mocha,
+            node_test,
+            ..
+        } = self;
+        let recognisers: [&mut dyn Recogniser; 13] = [
+            node_crash,
+            node_warning,
+            webpack,
+            esbuild,
+            vite,
+            next,
+            prettier,
+            tsc,
+            eslint,
+            jest,
+            vitest,
+            mocha,
+            node_test,
+        ];
         recognisers.into_iter().any(|r| r.feed(ln, sink))
     }
 
     fn flush_tools(&mut self) {
-        let NpmParser { sink, node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test, .. } = self;
-        let recognisers: [&mut dyn Recogniser; 8] =
-            [node_crash, node_warning, tsc, eslint, jest, vitest, mocha, node_test];
+        let NpmParser {
+            sink,
+            node_crash,
+            node_warning,
+            webpack,
+            esbuild,
+            vite,
+            next,
+            prettier,
+            tsc,
+            eslint,
+            jest,
+            vitest,
+            mocha,
+            node_test,
+            ..
+        } = self;
+        let recognisers: [&mut dyn Recogniser; 13] = [
+            node_crash,
+            node_warning,
+            webpack,
+            esbuild,
+            vite,
+            next,
+            prettier,
+            tsc,
+            eslint,
+            jest,
+            vitest,
+            mocha,
+            node_test,
+        ];
         for recogniser in recognisers {
             recogniser.flush(sink);
         }

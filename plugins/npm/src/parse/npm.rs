@@ -38,6 +38,12 @@ struct Block {
     /// The last line was empty or ended with `:`: the next one continues it.
     open: bool,
     wrapper: bool,
+    /// The previous line was an empty `npm error`.
+    prev_blank: bool,
+    /// The last note began a paragraph.
+    last_after_blank: bool,
+    /// The command's help, printed after a usage error, has begun.
+    in_usage: bool,
     start: u64,
     end: u64,
 }
@@ -118,7 +124,9 @@ impl Npm {
             self.end_error(sink);
         }
         let block = self.error.get_or_insert_with(|| Block { start: number, ..Block::default() });
-        block.end = number;
+        if !(block.in_usage || trimmed.is_empty() || trimmed == "Usage:") {
+            block.end = number;
+        }
         if trimmed.starts_with("Lifecycle script") {
             block.wrapper = true;
         }
@@ -132,7 +140,15 @@ impl Npm {
             }
             return;
         }
-        if block.wrapper || trimmed.is_empty() {
+        if trimmed == "Usage:" {
+            // EUSAGE ends with the command's help: its one-line description, then usage.
+            if block.last_after_blank {
+                block.notes.pop();
+            }
+            block.in_usage = true;
+        }
+        let after_blank = std::mem::replace(&mut block.prev_blank, trimmed.is_empty());
+        if block.wrapper || block.in_usage || trimmed.is_empty() {
             return;
         }
         let first_word = trimmed.split(' ').next().unwrap_or_default();
@@ -151,8 +167,10 @@ impl Npm {
             }
             Some(_) if block.notes.len() < MAX_NOTES && !trimmed.starts_with("For a full report see") => {
                 let note = strip_category(trimmed, block.code.as_deref());
+                block.last_after_blank = false;
                 if !note.is_empty() && !note.starts_with('/') {
                     block.notes.push(note.to_string());
+                    block.last_after_blank = after_blank;
                 }
             }
             Some(_) => {}
@@ -172,6 +190,11 @@ impl Npm {
             if let Some(old) = block.headline.replace(found) {
                 block.notes.insert(0, old);
             }
+        }
+        if let Some(headline) = &mut block.headline
+            && let Some(missing) = headline.strip_prefix("npx canceled due to missing packages and no YES option: ")
+        {
+            *headline = not_installed(missing);
         }
         let code = block.code.clone();
         let message = block.headline.take().or_else(|| code.as_ref().map(|c| format!("npm error {c}")));
@@ -243,6 +266,22 @@ fn about_npm_itself(kind: &str, headline: &str) -> bool {
     }
     // `Unknown user config "nodedir"`, `Unknown project config`, `Unknown env config` ...
     kind == "Unknown" && headline.split(' ').nth(2).is_some_and(|w| w == "config")
+}
+
+/// What `npm exec --no` of a program the project does not have means, from the packages npm
+/// would have installed (`["tsx@4.23.15"]`).
+fn not_installed(missing: &str) -> String {
+    let names: Vec<&str> = missing
+        .trim_matches(['[', ']'])
+        .split(',')
+        .map(|spec| spec.trim().trim_matches('"'))
+        .map(|spec| spec.get(1..).and_then(|rest| rest.rfind('@')).map_or(spec, |i| &spec[..i + 1]))
+        .filter(|name| !name.is_empty())
+        .collect();
+    format!(
+        "{} not installed in this project, and npm exec may not download it; add it with npm install (npm.install)",
+        names.join(", ")
+    )
 }
 
 /// `> name@1.2.0 build` (or `> build` for a package without name and version) → the id.
@@ -395,6 +434,35 @@ npm error command sh -c tsc\n";
         let errs = errors(&result);
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert_eq!(errs[0].file.as_deref(), Some("packages/web/src/app.ts"));
+    }
+
+    #[test]
+    fn usage_errors_leave_out_the_command_s_help() {
+        // npm 11.19.1, `npm ci` with a package.json the lockfile does not match.
+        let log = "npm error code EUSAGE\nnpm error\n\
+npm error `npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file with `npm install` before continuing.\n\
+npm error\nnpm error Missing: left-pad@1.3.0 from lock file\nnpm error\nnpm error Clean install a project\n\
+npm error\nnpm error Usage:\nnpm error npm ci\nnpm error\nnpm error Options:\nnpm error [--no-bin-links] [--no-fund] [--dry-run]\n\
+npm error\nnpm error aliases: clean-install, ic, install-clean, isntall-clean\nnpm error\nnpm error Run \"npm help ci\" for more info\n\
+npm error A complete log of this run can be found in: /home/u/.npm/_logs/x-debug-0.log\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].message.starts_with("`npm ci` can only install packages when"), "{}", errs[0].message);
+        assert_eq!(errs[0].notes, ["Missing: left-pad@1.3.0 from lock file"]);
+        assert_eq!(errs[0].code.as_deref(), Some("EUSAGE"));
+        assert_eq!(errs[0].log_range.map(|r| (r.start, r.end)), Some((1, 7)));
+    }
+
+    #[test]
+    fn exec_of_a_program_the_project_lacks() {
+        let log = "npm error npx canceled due to missing packages and no YES option: [\"tsx@4.23.15\", \"@scope/x@1.0.0\"]\n\
+npm error A complete log of this run can be found in: /home/u/.npm/_logs/x-debug-0.log\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].message.starts_with("tsx, @scope/x not installed in this project"), "{}", errs[0].message);
+        assert!(errs[0].message.contains("npm.install"), "{}", errs[0].message);
     }
 
     #[test]
