@@ -8,8 +8,10 @@
 //! diagnostics. These need no .NET SDK and always run.
 //!
 //! With the real SDK, on copies of `tests/fixtures/dotnet/` (`broken`: one CS0103; `tests`: an
-//! xunit project with one pass, one failure and one skip), the tests check the diagnostics
-//! against what the compiler and VSTest print. Without `dotnet` on PATH they say SKIPPED.
+//! xunit project with one pass, one failure and one skip; `crash`: a program that throws at
+//! startup; `misformatted`: a statement indented too deep), the tests check the diagnostics
+//! against what the compiler, VSTest, the runtime and `dotnet format` print. Without `dotnet` on
+//! PATH they say SKIPPED.
 
 mod common;
 
@@ -297,6 +299,18 @@ fn test_plan_writes_trx_into_the_runs_artifact_dir_and_the_report_is_read() {
 }
 
 #[test]
+fn format_without_verify_no_changes_needs_confirm() {
+    let sb = sandbox();
+    let sdk = FakeSdk::install(&sb);
+    let dir = project(&sb, "Messy");
+    let run = sdk.exec(&sb, "dotnet.format", &dir, &[]);
+    run.expect_code(125);
+    assert!(!sdk.ran(), "dotnet format rewrote files without confirm");
+    sdk.exec(&sb, "dotnet.format", &dir, &["--verify-no-changes"]);
+    assert_eq!(sdk.argv(), strings(&["format", "--verify-no-changes"]));
+}
+
+#[test]
 fn a_refused_plan_runs_nothing_and_says_what_to_send() {
     let sb = sandbox();
     let sdk = FakeSdk::install(&sb);
@@ -340,8 +354,46 @@ fn real_fixture(sb: &Sandbox, name: &str, major: &str) -> PathBuf {
 }
 
 fn real_exec(sb: &Sandbox, tool: &str, dir: &Path) -> common::Run {
+    real_exec_with(sb, tool, dir, &[])
+}
+
+fn real_exec_with(sb: &Sandbox, tool: &str, dir: &Path, args: &[&str]) -> common::Run {
     let mut cmd = sb.command(["exec", tool, "--cwd", dir.to_str().expect("UTF-8 path"), "--detail", "full", "--json"]);
+    if !args.is_empty() {
+        cmd.arg("--").args(args);
+    }
     run_command(&mut cmd)
+}
+
+#[test]
+fn real_run_reports_the_unhandled_exception_at_its_frame() {
+    let Some(major) = real_sdk_or_skip() else { return };
+    let sb = sandbox();
+    let dir = real_fixture(&sb, "crash", &major);
+    let run = real_exec(&sb, "dotnet.run", &dir);
+    assert_ne!(run.code, Some(0), "{run}");
+    let answer = run.json();
+    let errors: Vec<_> = diagnostics(&answer).into_iter().filter(|d| d.0 == "error").collect();
+    assert_eq!(errors.len(), 1, "{run}");
+    let (_, _, file, line, _, _, message) = &errors[0];
+    assert_eq!((file.as_str(), *line), ("Program.cs", 10), "{run}");
+    assert_eq!(message, "System.InvalidOperationException: queue is closed", "{run}");
+}
+
+#[test]
+fn real_format_check_reports_the_misindented_line() {
+    let Some(major) = real_sdk_or_skip() else { return };
+    let sb = sandbox();
+    let dir = real_fixture(&sb, "misformatted", &major);
+    let before = std::fs::read_to_string(dir.join("Program.cs")).expect("read Program.cs");
+    let run = real_exec_with(&sb, "dotnet.format", &dir, &["--verify-no-changes"]);
+    assert_ne!(run.code, Some(0), "{run}");
+    let answer = run.json();
+    let errors: Vec<_> = diagnostics(&answer).into_iter().filter(|d| d.0 == "error").collect();
+    assert_eq!(errors.len(), 1, "one line to fix: {run}");
+    assert_eq!((errors[0].2.as_str(), errors[0].3), ("Program.cs", 7), "{run}");
+    let after = std::fs::read_to_string(dir.join("Program.cs")).expect("read Program.cs");
+    assert_eq!(before, after, "--verify-no-changes changed the file");
 }
 
 #[test]

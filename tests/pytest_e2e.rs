@@ -6,6 +6,7 @@
 //! - `fixture_error`: a fixture that raises during setup, next to a passing test;
 //! - `collection_error`: a SyntaxError and a missing import, so nothing runs;
 //! - `skips`: three skips of different kinds with their reasons, and one pass;
+//! - `doctest`: `--doctest-modules` (from `pytest.ini`) with one failing docstring example;
 //! - `own_venv`: a test that passes only when run by the project's own `.venv` interpreter.
 //!
 //! The virtual environment is made once in `target/test-env/pytest-venv` (`python3 -m venv`, then
@@ -225,6 +226,30 @@ fn collection_errors_stop_the_run_before_any_test() {
         "{run}"
     );
     assert!(failed_tests(&answer).is_empty(), "{run}");
+}
+
+#[test]
+fn a_failing_doctest_is_located_at_its_example_with_expected_and_got() {
+    let Some(venv) = venv_or_skip() else { return };
+    let sb = sandbox();
+    let dir = fixture(&sb, "doctest");
+    let run = exec(&sb, &dir, Some(venv), &[]);
+    run.expect_code(1);
+    let answer = run.json();
+    assert_eq!(answer["summary"], summary(2, 1, 0, 0), "{run}");
+    assert_eq!(
+        diagnostics(&answer),
+        BTreeSet::from([loc(
+            "error",
+            "DocTestFailure",
+            "inventory/stock.py",
+            9,
+            "inventory/stock.py::inventory.stock.restock",
+            "expected 5, got 4",
+        )]),
+        "{run}"
+    );
+    assert_eq!(failed_tests(&answer), ["inventory/stock.py::inventory.stock.restock"], "{run}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! buildvise plugin for the .NET toolchain: the tools `dotnet.build`, `dotnet.restore` and
-//! `dotnet.test`.
+//! buildvise plugin for the .NET toolchain: the tools `dotnet.build`, `dotnet.restore`,
+//! `dotnet.test`, `dotnet.run` and `dotnet.format` (which rewrites files unless given
+//! `--verify-no-changes`).
 //!
-//! [`plan`] turns a call into `dotnet build|restore|test ARGS` with an environment that keeps the
+//! [`plan`] turns a call into `dotnet build|restore|test|run|format ARGS` with an environment that keeps the
 //! console output stable and English (classic console logger, no banner) and, for `dotnet test`, a
 //! TRX report written into the run's artifact directory.
 //!

@@ -8,20 +8,32 @@ use std::path::{Component, Path};
 /// File name of the TRX report inside the run's artifact directory.
 pub const TRX_FILE: &str = "results.trx";
 
-/// The tools, their `dotnet` verb and a one-line description.
-const TOOLS: [(&str, &str, &str, u64); 3] = [
+/// The tools, their `dotnet` verb, a one-line description and their timeout in seconds.
+const TOOLS: [(&str, &str, &str, u64); 5] = [
     ("dotnet.build", "build", "dotnet build: MSBuild, Roslyn, NuGet and SDK diagnostics, each once", 1800),
     ("dotnet.restore", "restore", "dotnet restore: NuGet and SDK diagnostics", 900),
     ("dotnet.test", "test", "dotnet test: failed tests with stack locations, build errors, summary", 3600),
+    ("dotnet.run", "run", "dotnet run: build errors, then an unhandled exception's frame", 3600),
+    ("dotnet.format", "format", "dotnet format: one issue per file and line", 1800),
 ];
+
+/// The flag that makes `dotnet format` only report: without it, it rewrites the sources.
+const FORMAT_CHECK: &str = "--verify-no-changes";
 
 pub fn tool_specs() -> Vec<ToolSpec> {
     TOOLS
         .iter()
         .map(|(name, verb, description, timeout)| {
-            ToolSpec::new(*name, *description)
-                .with_timeout_secs(*timeout)
-                .with_args_hint(format!("extra `dotnet {verb}` arguments (project or solution, -c Release, …)"))
+            let spec = ToolSpec::new(*name, *description).with_timeout_secs(*timeout);
+            match *verb {
+                "run" => spec.with_args_hint("`dotnet run` options, -- program args"),
+                "format" => {
+                    spec.with_args_hint("project; whitespace|style|analyzers").mutating().read_only_with(FORMAT_CHECK)
+                }
+                _ => {
+                    spec.with_args_hint(format!("extra `dotnet {verb}` arguments (project or solution, -c Release, …)"))
+                }
+            }
         })
         .collect()
 }
@@ -29,7 +41,7 @@ pub fn tool_specs() -> Vec<ToolSpec> {
 pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     let Some((_, verb, _, _)) = TOOLS.iter().find(|(name, ..)| *name == request.tool) else {
         return Err(format!(
-            "unknown tool `{}`; the dotnet plugin runs dotnet.build, dotnet.restore and dotnet.test",
+            "unknown tool `{}`; the dotnet plugin runs dotnet.build, dotnet.restore, dotnet.test, dotnet.run and dotnet.format",
             request.tool
         ));
     };
@@ -605,12 +617,24 @@ mod tests {
     #[test]
     fn refuses_unknown_tools() {
         let err = plan(&request("dotnet.publish", &[], "/src")).unwrap_err();
-        assert!(err.contains("dotnet.build, dotnet.restore and dotnet.test"), "{err}");
+        assert!(err.contains("dotnet.build, dotnet.restore, dotnet.test, dotnet.run and dotnet.format"), "{err}");
     }
 
     #[test]
-    fn manifest_lists_three_tools() {
-        let names: Vec<_> = tool_specs().into_iter().map(|t| t.name).collect();
-        assert_eq!(names, ["dotnet.build", "dotnet.restore", "dotnet.test"]);
+    fn manifest_lists_five_tools_and_format_changes_files_unless_verifying() {
+        let specs = tool_specs();
+        let names: Vec<_> = specs.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["dotnet.build", "dotnet.restore", "dotnet.test", "dotnet.run", "dotnet.format"]);
+        let format = &specs[4];
+        assert!(format.mutates(&[]));
+        assert!(!format.mutates(&["whitespace".to_string(), "--verify-no-changes".to_string()]));
+        assert!(specs[..4].iter().all(|t| !t.mutates(&[])));
+    }
+
+    #[test]
+    fn run_passes_program_arguments_after_the_double_dash() {
+        let plan = plan(&request("dotnet.run", &["--project", "App", "--", "--port", "80"], "/src")).unwrap();
+        assert_eq!(plan.args, ["run", "--project", "App", "--", "--port", "80"]);
+        assert!(plan.artifacts.is_empty());
     }
 }

@@ -1,9 +1,10 @@
 //! buildvise plugin for pytest: the `pytest.run` tool.
 //!
-//! [`plan`] runs the project's own interpreter (`.venv`, `venv`, or the active `VIRTUAL_ENV`,
-//! else `python3`) as `python -m pytest ARGS`, with a JUnit XML report written into the run's
-//! artifact directory and `COLUMNS=200` so that summary lines are not cut. The printed output
-//! stays whatever the user's flags make it.
+//! [`plan`] runs the project's own interpreter (uv's `UV_PROJECT_ENVIRONMENT`, `.venv` or `venv`
+//! in the cwd or its uv/Poetry root, or the active `VIRTUAL_ENV`, else `python3`) as
+//! `python -m pytest ARGS`, with a JUnit XML report written into the run's artifact directory and
+//! `COLUMNS=200` so that summary lines are not cut. The printed output stays whatever the user's
+//! flags make it.
 //!
 //! [`parse`] turns that output into diagnostics: failures and setup/teardown errors located at
 //! the innermost `path:line: ExcType` frame, collection and conftest import errors, warnings
@@ -34,8 +35,13 @@ impl Plugin for ThePlugin {
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
-        let active_venv = std::env::var("VIRTUAL_ENV").ok();
-        plan::plan(request, active_venv.as_deref())
+        let virtual_env = std::env::var("VIRTUAL_ENV").ok();
+        let uv_project_environment = std::env::var("UV_PROJECT_ENVIRONMENT").ok();
+        let env = plan::HostEnv {
+            virtual_env: virtual_env.as_deref(),
+            uv_project_environment: uv_project_environment.as_deref(),
+        };
+        plan::plan(request, &env)
     }
 
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {

@@ -17,15 +17,28 @@ const COLUMNS: &str = "200";
 /// Virtual environment folders looked for in the project, in order.
 const PROJECT_VENVS: [&str; 2] = [".venv", "venv"];
 
-/// Plans one run. `active_venv` is the host's `VIRTUAL_ENV`, passed in so tests need not touch
-/// the process environment.
-pub fn plan(request: &PlanRequest, active_venv: Option<&str>) -> Result<CommandPlan, String> {
+/// Lock files that mark the root of a uv workspace or a Poetry project, whose `.venv` serves
+/// every folder below it.
+const ROOT_MARKERS: [&str; 2] = ["uv.lock", "poetry.lock"];
+
+/// The host's environment variables that say where a virtual environment is, passed in so tests
+/// need not touch the process environment.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HostEnv<'a> {
+    /// `VIRTUAL_ENV`: the environment the operator activated.
+    pub virtual_env: Option<&'a str>,
+    /// `UV_PROJECT_ENVIRONMENT`: uv's project environment, relative to the workspace root.
+    pub uv_project_environment: Option<&'a str>,
+}
+
+/// Plans one run.
+pub fn plan(request: &PlanRequest, env: &HostEnv) -> Result<CommandPlan, String> {
     if request.tool != TOOL {
         return Err(format!("unknown tool {:?}; send {TOOL}", request.tool));
     }
     check_args(request)?;
     let cwd = Path::new(&request.cwd);
-    let program = match find_venv(cwd, active_venv) {
+    let program = match find_venv(cwd, env) {
         Some(venv) => {
             if venv.lacks_pytest() {
                 let shown = shown_path(&venv.python, cwd);
@@ -322,10 +335,22 @@ fn adds_paths(site_packages: &Path) -> bool {
     })
 }
 
-fn find_venv(cwd: &Path, active: Option<&str>) -> Option<Venv> {
-    let project = PROJECT_VENVS.iter().map(|name| cwd.join(name));
-    let active = active.filter(|a| !a.trim().is_empty()).map(PathBuf::from);
-    project.chain(active).find_map(|root| venv_python(&root).map(|python| Venv { root, python }))
+/// The first environment that has an interpreter, in this order: `UV_PROJECT_ENVIRONMENT` in a
+/// uv project; `.venv`, then `venv`, in the cwd, then in the root of the uv workspace or Poetry
+/// project holding it (the nearest folder above with `uv.lock` or `poetry.lock`; uv, and Poetry
+/// with `virtualenvs.in-project`, keep `.venv` there); then the active `VIRTUAL_ENV`. Nothing of
+/// the project runs to find it: Poetry's environments outside the project are left to an
+/// activated `VIRTUAL_ENV`.
+fn find_venv(cwd: &Path, env: &HostEnv) -> Option<Venv> {
+    let root = cwd.ancestors().find(|dir| ROOT_MARKERS.iter().any(|m| dir.join(m).is_file()));
+    let uv = env
+        .uv_project_environment
+        .filter(|v| !v.trim().is_empty())
+        .and_then(|v| root.filter(|r| r.join("uv.lock").is_file()).map(|r| r.join(v)));
+    let folders = std::iter::once(cwd).chain(root.filter(|r| *r != cwd));
+    let project = folders.flat_map(|dir| PROJECT_VENVS.iter().map(move |name| dir.join(name)));
+    let active = env.virtual_env.filter(|a| !a.trim().is_empty()).map(PathBuf::from);
+    uv.into_iter().chain(project).chain(active).find_map(|root| venv_python(&root).map(|python| Venv { root, python }))
 }
 
 fn venv_python(root: &Path) -> Option<PathBuf> {
@@ -422,7 +447,7 @@ mod tests {
     #[test]
     fn system_python_with_junit_and_wide_terminal() {
         let dir = temp_project("system");
-        let plan = plan(&request(&dir, &["-q", "-k", "fast"]), None).expect("plan");
+        let plan = plan(&request(&dir, &["-q", "-k", "fast"]), &HostEnv::default()).expect("plan");
         assert_eq!(plan.program, "python3");
         assert_eq!(plan.args, ["-m", "pytest", "--junitxml=/runs/abc/artifacts/junit.xml", "-q", "-k", "fast"]);
         assert_eq!(plan.artifacts, ["/runs/abc/artifacts/junit.xml"]);
@@ -436,18 +461,49 @@ mod tests {
         let active = dir.join("elsewhere");
         make_venv(&active, true);
         let active_str = active.to_string_lossy().into_owned();
-        let p = plan(&request(&dir, &[]), Some(&active_str)).expect("plan");
+        let p =
+            plan(&request(&dir, &[]), &HostEnv { virtual_env: Some(&active_str), ..HostEnv::default() }).expect("plan");
         assert_eq!(p.program, active.join("bin/python").to_string_lossy());
         make_venv(&dir.join(".venv"), true);
-        let p = plan(&request(&dir, &[]), Some(&active_str)).expect("plan");
+        let p =
+            plan(&request(&dir, &[]), &HostEnv { virtual_env: Some(&active_str), ..HostEnv::default() }).expect("plan");
         assert_eq!(p.program, dir.join(".venv/bin/python").to_string_lossy());
+    }
+
+    #[test]
+    fn uv_and_poetry_projects_use_the_venv_at_their_root() {
+        let dir = temp_project("uv");
+        let member = dir.join("packages/api");
+        std::fs::create_dir_all(&member).expect("member");
+        std::fs::write(dir.join("uv.lock"), "version = 1\n").expect("lock");
+        make_venv(&dir.join(".venv"), true);
+        let p = plan(&request(&member, &[]), &HostEnv::default()).expect("plan");
+        assert_eq!(p.program, dir.join(".venv/bin/python").to_string_lossy(), "the workspace root's .venv");
+        make_venv(&member.join(".venv"), true);
+        let p = plan(&request(&member, &[]), &HostEnv::default()).expect("plan");
+        assert_eq!(p.program, member.join(".venv/bin/python").to_string_lossy(), "the cwd's own first");
+        make_venv(&dir.join("envs/ci"), true);
+        let uv = HostEnv { uv_project_environment: Some("envs/ci"), ..HostEnv::default() };
+        let p = plan(&request(&member, &[]), &uv).expect("plan");
+        assert_eq!(p.program, dir.join("envs/ci/bin/python").to_string_lossy(), "relative to the workspace root");
+
+        let poetry = temp_project("poetry");
+        let sub = poetry.join("tests");
+        std::fs::create_dir_all(&sub).expect("sub");
+        std::fs::write(poetry.join("poetry.lock"), "").expect("lock");
+        make_venv(&poetry.join(".venv"), true);
+        let p = plan(&request(&sub, &[]), &uv).expect("plan");
+        assert_eq!(p.program, poetry.join(".venv/bin/python").to_string_lossy(), "UV_PROJECT_ENVIRONMENT is uv's");
+        let plain = temp_project("plain-sub");
+        let p = plan(&request(&plain, &[]), &HostEnv::default()).expect("plan");
+        assert_eq!(p.program, "python3", "no lock file: no folder above is looked at");
     }
 
     #[test]
     fn refuses_a_venv_without_pytest() {
         let dir = temp_project("nopytest");
         make_venv(&dir.join("venv"), false);
-        let err = plan(&request(&dir, &[]), None).expect_err("refused");
+        let err = plan(&request(&dir, &[]), &HostEnv::default()).expect_err("refused");
         assert!(err.contains("venv/bin/python -m pip install pytest"), "{err}");
     }
 
@@ -458,16 +514,16 @@ mod tests {
         make_venv(&venv, false);
         let site = venv.join("lib/python3.11/site-packages");
         std::fs::write(site.join("distutils-precedence.pth"), "import os\n").expect("pth");
-        assert!(plan(&request(&dir, &[]), None).is_err(), "an inert .pth brings nothing");
+        assert!(plan(&request(&dir, &[]), &HostEnv::default()).is_err(), "an inert .pth brings nothing");
         std::fs::write(site.join("__editable__.pytest-9.2.0.pth"), "/src/pytest/src\n").expect("pth");
-        let p = plan(&request(&dir, &[]), None).expect("plan");
+        let p = plan(&request(&dir, &[]), &HostEnv::default()).expect("plan");
         assert_eq!(p.program, venv.join("bin/python").to_string_lossy());
     }
 
     #[test]
     fn keeps_the_users_junit_report() {
         let dir = temp_project("userjunit");
-        let p = plan(&request(&dir, &["--junitxml=out/r.xml"]), None).expect("plan");
+        let p = plan(&request(&dir, &["--junitxml=out/r.xml"]), &HostEnv::default()).expect("plan");
         assert_eq!(p.args, ["-m", "pytest", "--junitxml=out/r.xml"]);
         assert_eq!(p.artifacts, [dir.join("out/r.xml").to_string_lossy().into_owned()]);
         assert_eq!(user_junit(&["--junit-xml".into(), "/x.xml".into()]), JunitChoice::Path("/x.xml".into()));
@@ -482,14 +538,14 @@ mod tests {
     }
 
     fn refusal(args: &[&str]) -> String {
-        plan(&confined(args), None).expect_err(&format!("{args:?} refused"))
+        plan(&confined(args), &HostEnv::default()).expect_err(&format!("{args:?} refused"))
     }
 
     #[test]
     fn ordinary_calls_are_planned_as_before() {
-        let p = plan(&confined(&["-k", "name", "-x", "tests/unit"]), None).expect("plan");
+        let p = plan(&confined(&["-k", "name", "-x", "tests/unit"]), &HostEnv::default()).expect("plan");
         assert_eq!(p.args, ["-m", "pytest", "--junitxml=/bv-runs/r1/junit.xml", "-k", "name", "-x", "tests/unit"]);
-        let p = plan(&confined(&["--junitxml=out.xml"]), None).expect("plan");
+        let p = plan(&confined(&["--junitxml=out.xml"]), &HostEnv::default()).expect("plan");
         assert_eq!(p.args, ["-m", "pytest", "--junitxml=out.xml"]);
         assert_eq!(p.artifacts, ["/bv-plan/proj/out.xml"]);
         for args in [
@@ -499,7 +555,7 @@ mod tests {
             &["--basetemp=/bv-runs/r1/basetemp", "--ignore", "/elsewhere/tests", "--rootdir=."],
             &["-xvs", "--log-file=logs/run.log", "--debug", "-m", "not slow"],
         ] {
-            let p = plan(&confined(args), None).expect("plan");
+            let p = plan(&confined(args), &HostEnv::default()).expect("plan");
             assert_eq!(p.args[3..], *args);
         }
     }
@@ -513,10 +569,10 @@ mod tests {
             PlanRequest::new(TOOL, args.iter().map(|a| a.to_string()).collect(), root.clone(), "/bv-runs/r1")
                 .with_roots(vec![root.clone()])
         };
-        let refused = plan(&request(&["--basetemp=src"]), None).expect_err("an existing folder");
+        let refused = plan(&request(&["--basetemp=src"]), &HostEnv::default()).expect_err("an existing folder");
         assert!(refused.contains("names an existing directory, which pytest would empty"), "{refused}");
-        assert!(plan(&request(&["--basetemp=new-tmp"]), None).is_ok());
-        assert!(plan(&request(&["--basetemp=/bv-runs/r1/basetemp"]), None).is_ok());
+        assert!(plan(&request(&["--basetemp=new-tmp"]), &HostEnv::default()).is_ok());
+        assert!(plan(&request(&["--basetemp=/bv-runs/r1/basetemp"]), &HostEnv::default()).is_ok());
         std::fs::remove_dir_all(&project).expect("clean up");
     }
 
@@ -552,7 +608,7 @@ mod tests {
             assert!(refusal(args).contains("expands `$` variables"));
         }
         assert!(refusal(&["@/tmp/args"]).contains("reads pytest arguments from a file outside"));
-        assert!(plan(&confined(&["@args.txt"]), None).is_ok());
+        assert!(plan(&confined(&["@args.txt"]), &HostEnv::default()).is_ok());
     }
 
     #[test]
@@ -579,7 +635,7 @@ mod tests {
         }
         assert!(refusal(&["-o", "addopts=--basetemp=/tmp/x"]).contains("send them as arguments of the call"));
         let open = PlanRequest::new(TOOL, vec!["-o".into(), "cache_dir=/tmp/c".into()], "/bv-plan/proj", "/a");
-        assert!(plan(&open, None).is_ok(), "no roots, no limit");
+        assert!(plan(&open, &HostEnv::default()).is_ok(), "no roots, no limit");
     }
 
     #[test]
@@ -587,6 +643,6 @@ mod tests {
         let dir = temp_project("tool");
         let mut r = request(&dir, &[]);
         r.tool = "pytest.lint".into();
-        assert!(plan(&r, None).expect_err("refused").contains("send pytest.run"));
+        assert!(plan(&r, &HostEnv::default()).expect_err("refused").contains("send pytest.run"));
     }
 }

@@ -7,10 +7,12 @@
 //!   and nunit-console;
 //! - [`summary`]: the runners' totals;
 //! - [`crash`]: a test host or program killed by an unhandled exception;
+//! - [`format`]: `dotnet format`'s reports, one per line of a file;
 //! - [`report`]: TRX and NUnit XML files.
 
 pub mod crash;
 pub mod failure;
+pub mod format;
 pub mod msbuild;
 pub mod report;
 pub mod summary;
@@ -44,6 +46,8 @@ struct LastDiagnostic {
 pub struct DotnetParser {
     cwd: String,
     is_test: bool,
+    /// `dotnet format`: reports on one line of a file are one diagnostic.
+    is_format: bool,
     diagnostics: DiagnosticSet,
     /// Build diagnostics seen, keyed without digits in the message: MSBuild's retry warnings
     /// (`MSB3026 … Beginning retry 3 …`) are one diagnostic.
@@ -77,6 +81,7 @@ impl DotnetParser {
         DotnetParser {
             cwd: context.cwd.clone(),
             is_test: context.tool == "dotnet.test",
+            is_format: context.tool == "dotnet.format",
             diagnostics: DiagnosticSet::new(),
             seen_build: HashSet::new(),
             last: None,
@@ -413,7 +418,11 @@ impl Parser for DotnetParser {
             None
         };
         let stopped = self.stopped_early(summary.as_ref());
-        let result = ParseResult::new(std::mem::take(&mut self.diagnostics).into_vec())
+        let mut diagnostics = std::mem::take(&mut self.diagnostics).into_vec();
+        if self.is_format {
+            diagnostics = format::one_per_line(diagnostics);
+        }
+        let result = ParseResult::new(diagnostics)
             .with_summary(summary)
             .with_failed_tests(std::mem::take(&mut self.failed_tests));
         match stopped {

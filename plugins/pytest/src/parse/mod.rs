@@ -10,6 +10,8 @@
 //! summary, `-v` progress lines or the JUnit report, and are matched to the sections in
 //! [`PytestParser::finish`], once everything has been read.
 
+mod doctest;
+mod hypothesis;
 mod ids;
 mod junit;
 mod stop;
@@ -78,6 +80,7 @@ impl Parser for PytestParser {
             let report = junit::read(&String::from_utf8_lossy(&bytes));
             (report.summary.is_some()).then_some(report)
         });
+        explain_unrecognized(&mut self.found.errors, &self.args);
         let stopped = Assembly::stopped_early(&self.found, &self.args);
         let result = Assembly::new(&self.cwd, std::mem::take(&mut self.found), junit.unwrap_or_default()).run();
         match stopped {
@@ -413,6 +416,30 @@ fn internal_error(rest: &str, n: u64, found: &mut Found) {
             let d = Diagnostic::error(headline.unwrap_or_else(|| "pytest internal error".to_string()));
             found.errors.push(d.with_code("INTERNALERROR").with_log_range(n, n));
         }
+    }
+}
+
+/// `-p no:NAME` removes a plugin with its options, so pytest then calls them unrecognized
+/// (`-p no:cacheprovider --lf`): the error says which `-p no:` took them away.
+fn explain_unrecognized(errors: &mut [Diagnostic], args: &[String]) {
+    let mut disabled = Vec::new();
+    let mut iter = args.iter().take_while(|a| a.as_str() != "--");
+    while let Some(arg) = iter.next() {
+        let value = match arg.strip_prefix("-p") {
+            Some("") => iter.next().map(String::as_str),
+            Some(rest) => Some(rest.strip_prefix('=').unwrap_or(rest)),
+            None => None,
+        };
+        if let Some(name) = value.and_then(|v| v.strip_prefix("no:")) {
+            disabled.push(format!("-p no:{name}"));
+        }
+    }
+    if disabled.is_empty() {
+        return;
+    }
+    for d in errors.iter_mut().filter(|d| d.message.starts_with("unrecognized arguments: ")) {
+        let verb = if disabled.len() == 1 { "removes its plugin's" } else { "remove their plugins'" };
+        d.notes.push(format!("{} {verb} options too", disabled.join(", ")));
     }
 }
 
@@ -1205,6 +1232,23 @@ SUBFAILED(n=2) tests/test_split.py::TestSplit::test_parts - AssertionError: 1 !=
         assert_eq!(e[0].message, "expected 'A!', got 'A'");
         assert_eq!(place(e[1]).3, Some("tests/test_split.py::TestSplit::test_parts"));
         assert_eq!(e[1].notes[0], "subtest (n=2)");
+    }
+
+    #[test]
+    fn unrecognized_options_of_a_disabled_plugin() {
+        // pytest 9.2.0: `python -m pytest -p no:cacheprovider --lf`, all on stderr, exit 4.
+        let log = "ERROR: usage: python -m pytest [options] [file_or_dir] [file_or_dir] [...]\n\
+                   python -m pytest: error: unrecognized arguments: --lf\n  inifile: None\n  rootdir: /home/dev/shop\n";
+        let with_args = |args: &[&str]| {
+            let context = ParseContext::new("pytest.run", CWD).with_args(args.iter().map(|a| a.to_string()).collect());
+            parse_log(Box::new(PytestParser::new(&context)), log.as_bytes(), 4)
+        };
+        let r = with_args(&["-p", "no:cacheprovider", "--lf"]);
+        assert_eq!(errors(&r)[0].message, "unrecognized arguments: --lf");
+        assert_eq!(errors(&r)[0].notes, ["-p no:cacheprovider removes its plugin's options too"]);
+        let r = with_args(&["-pno:cacheprovider", "-p=no:doctest", "--lf"]);
+        assert_eq!(errors(&r)[0].notes, ["-p no:cacheprovider, -p no:doctest remove their plugins' options too"]);
+        assert!(errors(&with_args(&["--lf", "--", "-p", "no:x"]))[0].notes.is_empty());
     }
 
     #[test]

@@ -11,10 +11,15 @@
 //! The last location wins: that is the innermost frame. A SyntaxError is located where Python
 //! says the bad source is (`E     File "x.py", line 8`), not in the importer's frames.
 
+use super::doctest::{CLOSING_CLASSES, Doctest};
+use super::hypothesis::Example;
 use super::text::{clip, is_dotted_identifier, leading_exception, python_frame, split_location_line};
 
 /// How many `E` lines after the headline are kept as notes.
 const MAX_NOTES: usize = 3;
+
+/// Further failing examples of one docstring named in its note.
+const MAX_MORE_EXAMPLES: usize = 10;
 
 /// Frames remembered per traceback, innermost last: enough to find the project's own frame
 /// below a deep stack of library frames, bounded for a runaway recursion.
@@ -50,10 +55,23 @@ struct EBlock {
     /// Where Python itself placed the error (`File "x", line N` inside the message).
     source: Option<Location>,
     notes: Vec<String>,
+    /// Hypothesis's minimal failing example.
+    example: Option<Example>,
 }
 
 impl EBlock {
     fn push(&mut self, content: &str) {
+        if let Some(example) = self.example.as_mut().filter(|e| !e.is_done()) {
+            example.push(content);
+            return;
+        }
+        if self.first.is_some()
+            && self.example.is_none()
+            && let Some(example) = Example::start(content)
+        {
+            self.example = Some(example);
+            return;
+        }
         if let Some((file, line)) = python_frame(content) {
             if self.typed.is_none() {
                 self.source = Some(Location { file: file.to_string(), line });
@@ -87,55 +105,35 @@ pub struct Traceback {
     /// First other text of the body: `[XPASS(strict)] reason`, `ImportError while importing ...`.
     first_text: Option<String>,
     doctest: Doctest,
+    /// The first failing doctest example closed the report: later ones are only counted.
+    doctest_closed: bool,
+    /// Lines of the further failing examples (`--doctest-continue-on-failure`).
+    more_examples: Vec<u32>,
+    /// Inside Python's `+ Exception Group Traceback`, whose lines are prefixed with `|`.
+    in_group: bool,
     frames: Vec<Location>,
-}
-
-/// A doctest failure prints the example, then `Expected:` and `Got:` blocks (or
-/// `UNEXPECTED EXCEPTION: ...`) instead of `E` lines.
-#[derive(Debug, Default)]
-struct Doctest {
-    /// The label whose first indented line comes next.
-    awaiting: Option<&'static str>,
-    expected: Option<String>,
-    got: Option<String>,
-    exception: Option<String>,
-}
-
-impl Doctest {
-    /// Reads the line if it belongs to a doctest report; true when it did.
-    fn feed(&mut self, line: &str) -> bool {
-        if let Some(label) = self.awaiting.take()
-            && line.starts_with(char::is_whitespace)
-        {
-            let value = Some(clip(line.trim()));
-            if label == "Expected:" {
-                self.expected = value
-            } else {
-                self.got = value
-            }
-            return true;
-        }
-        match line {
-            "Expected:" => self.awaiting = Some("Expected:"),
-            "Got:" => self.awaiting = Some("Got:"),
-            "Got nothing" => self.got = Some("nothing".to_string()),
-            _ if line.starts_with("UNEXPECTED EXCEPTION: ") => self.exception = Some(clip(line)),
-            _ => return false,
-        }
-        true
-    }
-
-    fn message(self) -> Option<String> {
-        match (self.exception, self.expected, self.got) {
-            (Some(exception), _, _) => Some(exception),
-            (None, Some(expected), Some(got)) => Some(format!("expected {expected}, got {got}")),
-            _ => None,
-        }
-    }
 }
 
 impl Traceback {
     pub fn feed(&mut self, line: &str) {
+        if self.doctest_closed {
+            if let Some((_, number, rest)) = split_location_line(line)
+                && CLOSING_CLASSES.contains(&rest.trim())
+                && self.more_examples.len() < MAX_MORE_EXAMPLES
+            {
+                self.more_examples.push(number);
+            }
+            return;
+        }
+        if line.trim_start().starts_with("+ Exception Group Traceback") {
+            self.in_group = true;
+            return;
+        }
+        let line = match group_content(line) {
+            Some(content) if self.in_group => content,
+            _ if self.in_group && line.trim_start().starts_with("+-") => return,
+            _ => line,
+        };
         if let Some(content) = e_line(line) {
             if !self.in_block {
                 self.block = EBlock::default();
@@ -180,6 +178,7 @@ impl Traceback {
             }
             if is_dotted_identifier(rest) {
                 self.set_location(file, number, Some(rest));
+                self.doctest_closed = CLOSING_CLASSES.contains(&rest);
                 return;
             }
         }
@@ -206,7 +205,8 @@ impl Traceback {
     }
 
     pub fn finish(self) -> Reading {
-        let Traceback { location, closing_code, block, native, first_text, doctest, mut frames, .. } = self;
+        let Traceback { location, closing_code, block, native, first_text, doctest, more_examples, mut frames, .. } =
+            self;
         let typed_code = block.typed.as_ref().map(|(_, code)| code.clone());
         let code =
             closing_code.or_else(|| native.as_ref().map(|(code, _)| code.clone())).or(typed_code).or_else(|| {
@@ -227,8 +227,25 @@ impl Traceback {
             .or_else(|| doctest.message())
             .or(first_text)
             .filter(|m| !m.is_empty());
-        Reading { location, code, message, notes: block.notes, frames }
+        let mut notes = block.notes;
+        if let Some(example) = block.example {
+            // First: it is what the standard answer shows beside the headline.
+            notes.insert(0, example.note());
+        }
+        if !more_examples.is_empty() {
+            let lines: Vec<String> = more_examples.iter().map(u32::to_string).collect();
+            notes.push(format!("also failing: lines {}", lines.join(", ")));
+        }
+        Reading { location, code, message, notes, frames }
     }
+}
+
+/// The text of a line of an exception group's traceback, without its `|` margin.
+fn group_content(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    // The margin is always indented; a source line of pytest's own listing never starts with `|`.
+    let rest = trimmed.strip_prefix('|').filter(|_| trimmed.len() < line.len())?;
+    Some(rest.strip_prefix(' ').unwrap_or(rest))
 }
 
 /// True for lines that add nothing as a note: empty, or only the `^^^` markers under source.
@@ -362,6 +379,55 @@ mod tests {
         );
         assert_eq!(r.message.as_deref(), Some("ValueError: empty"));
         assert_eq!((r.location, r.code.as_deref()), (at("/p/pkg/p.py", 3), Some("UnexpectedException")));
+    }
+
+    #[test]
+    fn doctest_continue_on_failure_keeps_the_first_example() {
+        // pytest 9.2.0, `--doctest-modules --doctest-report udiff --doctest-continue-on-failure`.
+        let r = read(
+            "002 Rows.\n003 \n004     >>> print(table())\nDifferences (unified diff with -expected +actual):\n\
+             \x20   @@ -1,4 +1,4 @@\n     a 1\n     b 2\n    -c 3\n    +c 9\n     d 4\n\n/p/m.py:4: DocTestFailure\n\
+             002 Rows.\n009     >>> 1 + 1\nExpected:\n    3\nGot:\n    2\n\n/p/m.py:9: DocTestFailure\n\
+             011     >>> 2 + 2\nExpected:\n    5\nGot:\n    4\n\n/p/m.py:11: DocTestFailure",
+        );
+        assert_eq!((r.location, r.code.as_deref()), (at("/p/m.py", 4), Some("DocTestFailure")));
+        assert_eq!(r.message.as_deref(), Some("expected c 3, got c 9"));
+        assert_eq!(r.notes, ["also failing: lines 9, 11"]);
+    }
+
+    #[test]
+    fn exception_group_reports_its_innermost_exception() {
+        // anyio 4.16.0 task group under pytest 9.2.0, Python 3.11.7.
+        let r = read(
+            "  + Exception Group Traceback (most recent call last):\n\
+             \x20 |   File \"/p/tests/test_worker.py\", line 14, in test_load_all_mixed\n\
+             \x20 |     assert await load_all([\"a\", \"bad\"]) == [\"A\"]\n\
+             \x20 |   File \"/v/site-packages/anyio/_backends/_asyncio.py\", line 871, in __aexit__\n\
+             \x20 |     raise BaseExceptionGroup(\n\
+             \x20 | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n\
+             \x20 +-+---------------- 1 ----------------\n\
+             \x20   | Traceback (most recent call last):\n\
+             \x20   |   File \"/p/worker.py\", line 7, in load\n\
+             \x20   |     raise ValueError(f\"cannot load {name}\")\n\
+             \x20   | ValueError: cannot load bad\n\
+             \x20   +------------------------------------",
+        );
+        assert_eq!((r.location, r.code.as_deref()), (at("/p/worker.py", 7), Some("ValueError")));
+        assert_eq!(r.message.as_deref(), Some("ValueError: cannot load bad"));
+        let r = read("    x = (a\n    | b)\nE   TypeError: no\n\ntests/t.py:3: TypeError");
+        assert_eq!((r.location, r.code.as_deref()), (at("tests/t.py", 3), Some("TypeError")), "no group, no margin");
+    }
+
+    #[test]
+    fn hypothesis_example_is_the_first_note() {
+        // Hypothesis 6.170.15 under pytest 9.2.0.
+        let r = read(
+            ">       assert clamp(n, lo, 10) >= lo\nE       assert 0 >= 1\nE        +  where 0 = clamp(0, 1, 10)\n\
+             E       Failing test case: test_clamp_low(\nE           n=0,\nE           lo=1,\nE       )\n\n\
+             tests/test_props.py:14: AssertionError",
+        );
+        assert_eq!(r.message.as_deref(), Some("assert 0 >= 1"));
+        assert_eq!(r.notes, ["Failing test case: n=0, lo=1", "+  where 0 = clamp(0, 1, 10)"]);
     }
 
     #[test]
