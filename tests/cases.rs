@@ -301,7 +301,7 @@ fn a_failed_run_is_never_answered_with_its_status_line_alone() {
         // An error or a failed test is listed (by line, or counted when over budget), or else the
         // output's last lines are shown: a status line with warnings or a hint explains nothing.
         let explained = (has("errors") || has("failedTests")) && text.lines().count() > 1;
-        let tail = text.lines().any(|l| l.starts_with("last ") || l.starts_with("output ("));
+        let tail = text.lines().any(|l| ["last ", "output (", "other output ("].iter().any(|p| l.starts_with(p)));
         if !explained && !tail {
             bare.push(format!("{}:\n{text}", case.name()));
         }

@@ -174,13 +174,21 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     view.failed_tests = r.failed_tests.iter().map(String::as_str).collect();
 
     if let Some(tail) = tail.filter(|_| needs_tail(f, detail)) {
-        let lines = &tail.lines[tail.lines.len().saturating_sub(max_lines as usize)..];
+        let window = &tail.lines[tail.lines.len().saturating_sub(max_lines as usize)..];
+        // In standard, lines a listed diagnostic stands for (`[warn] src/a.ts`) are said already.
+        let said = |n: u64| {
+            detail == Detail::Standard
+                && view.diagnostics.iter().filter_map(|d| d.log_range).any(|r| (r.start..=r.end).contains(&n))
+        };
+        let lines: Vec<&LogLine> = window.iter().filter(|l| !said(l.number)).collect();
         if !lines.is_empty() {
             let (shown, total) = (lines.len(), tail.total);
             let _ = writeln!(
                 text,
                 "{}:",
-                if shown as u64 == total {
+                if lines.len() < window.len() {
+                    format!("other output ({shown} of {total} lines)")
+                } else if shown as u64 == total {
                     format!("output ({})", plural(total as usize, "line", "lines"))
                 } else {
                     format!("last {shown} of {total} lines")
@@ -192,7 +200,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
                 let _ = writeln!(text, "{shown}");
                 view.tail.push(TailLine { n: line.number, text: shown });
             }
-            if (shown as u64) < total && detail == Detail::Standard && hints.stored {
+            if (window.len() as u64) < total && detail == Detail::Standard && hints.stored {
                 let span = LogSpan { start: Some(-(i64::from(max_lines) * 2)), ..LogSpan::default() };
                 let hint = format!("earlier: {}", log_call(hints.surface, id, span));
                 let _ = writeln!(text, "{hint}");
@@ -616,6 +624,24 @@ mod tests {
         assert!(text.contains("output (2 lines):\n") && text.ends_with("cannot reach the service\n"), "{text}");
         let f = finished(vec![Diagnostic::error("boom").with_location("src/a.js", Some(1), None)], 1);
         assert!(!standard(&f, &[line(1, "boom")], MCP).contains("output ("));
+    }
+
+    #[test]
+    fn the_tail_leaves_out_lines_a_listed_warning_stands_for() {
+        let warned = |n: u64, file: &str| {
+            Diagnostic::warning("not formatted").with_location(file, None, None).with_log_range(n, n)
+        };
+        let f = finished(vec![warned(2, "src/a.ts"), warned(3, "src/b.js")], 1);
+        let lines = [
+            line(1, "Checking formatting..."),
+            line(2, "[warn] src/a.ts"),
+            line(3, "[warn] src/b.js"),
+            line(4, "[warn] 2 files"),
+        ];
+        let text = standard(&f, &lines, MCP);
+        assert!(text.ends_with("other output (2 of 4 lines):\nChecking formatting...\n[warn] 2 files\n"), "{text}");
+        let full = render_exec(&f, Some(Tail { lines: &lines, total: 4 }), Detail::Full, 20, MCP).text;
+        assert!(full.contains("output (4 lines):\nChecking formatting...\n[warn] src/a.ts\n"), "{full}");
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The answer to `list`: the tools a caller may use, and plugins that failed to load.
 //!
 //! ```text
-//! cargo.build  Compile the crate (cargo build)
-//! npm.install  Install dependencies (npm install) [changes workspace: needs confirm]
-//! cargo.fmt    Format the code (cargo fmt) [changes workspace unless --check: needs confirm]
+//! cargo.build  cargo build
+//! cargo.fmt    cargo fmt [changes workspace unless --check: needs confirm]
+//! npm.install  npm install [changes workspace: needs confirm]
 //! not loaded: libbuildvise_plugin_x.so: ABI version 2, this buildvise speaks 1…
 //! ```
 

@@ -2,23 +2,29 @@
 
 use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
 
-/// `(tool, cargo verb, description, args hint)`.
-const TOOLS: &[(&str, &str, &str, &str)] = &[
-    ("cargo.build", "build", "Compile the package (cargo build)", "extra cargo build args"),
-    ("cargo.check", "check", "Type-check without building (cargo check)", "extra cargo check args"),
-    ("cargo.clippy", "clippy", "Lint with clippy (cargo clippy)", "extra cargo clippy args"),
-    ("cargo.test", "test", "Build and run tests (cargo test)", "cargo test args, `--` then libtest args"),
-    ("cargo.nextest", "nextest", "Run tests with cargo-nextest (cargo nextest run)", "cargo nextest run args"),
-    ("cargo.run", "run", "Build and run a binary (cargo run)", "cargo run args, `--` program args"),
-    ("cargo.fmt", "fmt", "Format sources; --check only reports (cargo fmt)", "--check, cargo fmt args"),
-    ("cargo.doc", "doc", "Build docs, report rustdoc warnings (cargo doc)", "extra cargo doc args"),
+/// `(tool, cargo verb, description, args hint)`. The description is the command: an agent knows
+/// cargo's verbs, and `list` is paid for on every session. A hint only where args are not
+/// simply the verb's.
+const TOOLS: &[(&str, &str, &str, Option<&str>)] = &[
+    ("cargo.build", "build", "cargo build", None),
+    ("cargo.check", "check", "cargo check", None),
+    ("cargo.clippy", "clippy", "cargo clippy", Some("after --, only lint levels")),
+    ("cargo.test", "test", "cargo test", Some("libtest args after --")),
+    ("cargo.nextest", "nextest", "cargo nextest run", None),
+    ("cargo.run", "run", "cargo run", Some("program args after --")),
+    ("cargo.fmt", "fmt", "cargo fmt", None),
+    ("cargo.doc", "doc", "cargo doc", None),
 ];
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     TOOLS
         .iter()
         .map(|(name, verb, description, hint)| {
-            let spec = ToolSpec::new(*name, *description).with_args_hint(*hint);
+            let spec = ToolSpec::new(*name, *description);
+            let spec = match hint {
+                Some(hint) => spec.with_args_hint(*hint),
+                None => spec,
+            };
             // `cargo fmt` rewrites sources, unless `--check` only asks whether it would.
             if *verb == "fmt" { spec.mutating().read_only_with("--check") } else { spec }
         })
@@ -382,8 +388,11 @@ mod tests {
         let tools = tools();
         assert_eq!(tools.len(), 8);
         for t in &tools {
-            assert!(t.description.split_whitespace().count() <= 8, "{}", t.description);
-            assert!(t.args_hint.as_deref().is_some_and(|h| h.split_whitespace().count() <= 7), "{}", t.name);
+            assert_eq!(
+                t.description,
+                format!("cargo {}", t.name.trim_start_matches("cargo.")).replace("nextest", "nextest run")
+            );
+            assert!(t.args_hint.as_deref().is_none_or(|h| h.split_whitespace().count() <= 5), "{}", t.name);
             assert_eq!(t.mutates_workspace, t.name == "cargo.fmt", "{}", t.name);
         }
         let fmt = tools.iter().find(|t| t.name == "cargo.fmt").expect("cargo.fmt");

@@ -8,13 +8,14 @@ use std::path::{Component, Path};
 /// File name of the TRX report inside the run's artifact directory.
 pub const TRX_FILE: &str = "results.trx";
 
-/// The tools, their `dotnet` verb, a one-line description and their timeout in seconds.
-const TOOLS: [(&str, &str, &str, u64); 5] = [
-    ("dotnet.build", "build", "dotnet build: MSBuild, Roslyn, NuGet and SDK diagnostics, each once", 1800),
-    ("dotnet.restore", "restore", "dotnet restore: NuGet and SDK diagnostics", 900),
-    ("dotnet.test", "test", "dotnet test: failed tests with stack locations, build errors, summary", 3600),
-    ("dotnet.run", "run", "dotnet run: build errors, then an unhandled exception's frame", 3600),
-    ("dotnet.format", "format", "dotnet format: one issue per file and line", 1800),
+/// The tools, their `dotnet` verb and their timeout in seconds. Each one's description is its
+/// command: an agent knows dotnet's verbs, and `list` is paid for on every session.
+const TOOLS: [(&str, &str, u64); 5] = [
+    ("dotnet.build", "build", 1800),
+    ("dotnet.restore", "restore", 900),
+    ("dotnet.test", "test", 3600),
+    ("dotnet.run", "run", 3600),
+    ("dotnet.format", "format", 1800),
 ];
 
 /// The flag that makes `dotnet format` only report: without it, it rewrites the sources.
@@ -23,23 +24,19 @@ const FORMAT_CHECK: &str = "--verify-no-changes";
 pub fn tool_specs() -> Vec<ToolSpec> {
     TOOLS
         .iter()
-        .map(|(name, verb, description, timeout)| {
-            let spec = ToolSpec::new(*name, *description).with_timeout_secs(*timeout);
+        .map(|(name, verb, timeout)| {
+            let spec = ToolSpec::new(*name, format!("dotnet {verb}")).with_timeout_secs(*timeout);
             match *verb {
-                "run" => spec.with_args_hint("`dotnet run` options, -- program args"),
-                "format" => {
-                    spec.with_args_hint("project; whitespace|style|analyzers").mutating().read_only_with(FORMAT_CHECK)
-                }
-                _ => {
-                    spec.with_args_hint(format!("extra `dotnet {verb}` arguments (project or solution, -c Release, …)"))
-                }
+                "run" => spec.with_args_hint("program args after --"),
+                "format" => spec.mutating().read_only_with(FORMAT_CHECK),
+                _ => spec,
             }
         })
         .collect()
 }
 
 pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
-    let Some((_, verb, _, _)) = TOOLS.iter().find(|(name, ..)| *name == request.tool) else {
+    let Some((_, verb, _)) = TOOLS.iter().find(|(name, ..)| *name == request.tool) else {
         return Err(format!(
             "unknown tool `{}`; the dotnet plugin runs dotnet.build, dotnet.restore, dotnet.test, dotnet.run and dotnet.format",
             request.tool

@@ -20,26 +20,25 @@ use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequ
 #[derive(Default)]
 pub struct ThePlugin;
 
-fn tool(name: &str, description: &str, mutates_workspace: bool, args_hint: &str) -> ToolSpec {
-    let spec = ToolSpec::new(name, description).with_args_hint(args_hint);
-    if mutates_workspace { spec.mutating() } else { spec }
+fn tool(name: &str, description: &str, args_hint: Option<&str>) -> ToolSpec {
+    let spec = ToolSpec::new(name, description);
+    match args_hint {
+        Some(hint) => spec.with_args_hint(hint),
+        None => spec,
+    }
 }
 
 impl Plugin for ThePlugin {
+    /// Each description is the command (agents know npm's); `list` is paid for on every session.
     fn manifest(&self) -> Manifest {
-        let script_args = "script args; npm options first, then `--` (`-w web -- --coverage`)";
+        let script_args = Some("script args; npm options before --");
         let tools = vec![
-            tool("npm.build", "npm run build: tsc/eslint/bundler errors", false, script_args),
-            tool("npm.test", "npm test: jest/vitest/mocha/node:test failures and counts", false, script_args),
-            tool(
-                "npm.run",
-                "npm run SCRIPT: whatever the script runs",
-                false,
-                "script name, then its args; npm options before `--`",
-            ),
-            tool("npm.exec", "npx PROGRAM: an installed bin (tsc, eslint, vitest)", false, "program and its args"),
-            tool("npm.install", "npm install: dependency errors and warnings", true, "npm install arguments"),
-            tool("npm.ci", "npm ci: clean install from the lockfile", true, "npm ci options"),
+            tool("npm.build", "npm run build", script_args),
+            tool("npm.test", "npm test", script_args),
+            tool("npm.run", "npm run SCRIPT", Some("SCRIPT, its args; npm options before --")),
+            tool("npm.exec", "npx PROGRAM, installed bins only", Some("PROGRAM ARGS")),
+            tool("npm.install", "npm install", None).mutating(),
+            tool("npm.ci", "npm ci", None).mutating(),
         ];
         Manifest::new("npm", env!("CARGO_PKG_VERSION"), tools)
     }

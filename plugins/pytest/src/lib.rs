@@ -26,11 +26,7 @@ pub struct ThePlugin;
 
 impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
-        let run = ToolSpec::new(
-            plan::TOOL,
-            "Run the project's pytest (its venv's python -m pytest): failures, errors, warnings, summary",
-        )
-        .with_args_hint("pytest arguments: paths, -k EXPR, -x, -q/-v, -n N");
+        let run = ToolSpec::new(plan::TOOL, "python -m pytest in the project's venv");
         Manifest::new("pytest", env!("CARGO_PKG_VERSION"), vec![run])
     }
 

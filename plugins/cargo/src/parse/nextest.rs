@@ -101,6 +101,25 @@ struct Attempt {
     last_output: Option<String>,
 }
 
+impl Attempt {
+    fn new(test: &str, status: &str, failed: bool, number: u64, headed: bool) -> Self {
+        Attempt {
+            test: test.to_string(),
+            status: status.to_string(),
+            failed,
+            start: number,
+            last: number,
+            headed,
+            panic: None,
+            stage: Stage::Free,
+            error_line: None,
+            overflow: false,
+            verdict: None,
+            last_output: None,
+        }
+    }
+}
+
 /// What one test came to, over its attempts.
 struct Record {
     outcome: Outcome,
@@ -192,20 +211,7 @@ impl NextestRun {
         });
         // The last word wins: a retry's `PASS` after `TRY 1 FAIL`, then the final list's `FLAKY`.
         record.outcome = outcome;
-        self.attempt = Some(Attempt {
-            test: result.test.to_string(),
-            status: result.status.to_string(),
-            failed: outcome == Outcome::Failed,
-            start: number,
-            last: number,
-            headed: false,
-            panic: None,
-            stage: Stage::Free,
-            error_line: None,
-            overflow: false,
-            verdict: None,
-            last_output: None,
-        });
+        self.attempt = Some(Attempt::new(result.test, result.status, outcome == Outcome::Failed, number, false));
     }
 
     /// `--- STDOUT:              crate tests::name ---` (also `--- TRY 2 STDERR: … ---`).
@@ -225,20 +231,7 @@ impl NextestRun {
             _ => {
                 self.close_attempt();
                 let failed = self.records.get(test).is_none_or(|r| r.outcome == Outcome::Failed);
-                self.attempt = Some(Attempt {
-                    test: test.to_string(),
-                    status: "FAIL".into(),
-                    failed,
-                    start: number,
-                    last: number,
-                    headed: true,
-                    panic: None,
-                    stage: Stage::Free,
-                    error_line: None,
-                    overflow: false,
-                    verdict: None,
-                    last_output: None,
-                });
+                self.attempt = Some(Attempt::new(test, "FAIL", failed, number, true));
             }
         }
         true

@@ -88,8 +88,8 @@ impl NpmParser {
         }
     }
 
-    /// Offers the line to the tool recognisers in turn; true when one took it.
-    fn offer(&mut self, ln: &Ln<'_>) -> bool {
+    /// The sink and every tool recogniser, in the order a line is offered to them.
+    fn recognisers(&mut self) -> (&mut Sink, [&mut dyn Recogniser; 13]) {
         let NpmParser {
             sink,
             node_crash,
@@ -122,42 +122,17 @@ impl NpmParser {
             mocha,
             node_test,
         ];
+        (sink, recognisers)
+    }
+
+    /// Offers the line to the tool recognisers in turn; true when one took it.
+    fn offer(&mut self, ln: &Ln<'_>) -> bool {
+        let (sink, recognisers) = self.recognisers();
         recognisers.into_iter().any(|r| r.feed(ln, sink))
     }
 
     fn flush_tools(&mut self) {
-        let NpmParser {
-            sink,
-            node_crash,
-            node_warning,
-            webpack,
-            esbuild,
-            vite,
-            next,
-            prettier,
-            tsc,
-            eslint,
-            jest,
-            vitest,
-            mocha,
-            node_test,
-            ..
-        } = self;
-        let recognisers: [&mut dyn Recogniser; 13] = [
-            node_crash,
-            node_warning,
-            webpack,
-            esbuild,
-            vite,
-            next,
-            prettier,
-            tsc,
-            eslint,
-            jest,
-            vitest,
-            mocha,
-            node_test,
-        ];
+        let (sink, recognisers) = self.recognisers();
         for recogniser in recognisers {
             recogniser.flush(sink);
         }
