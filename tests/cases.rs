@@ -125,7 +125,7 @@ fn case_dirs(under: &Path) -> Vec<PathBuf> {
 }
 
 fn sandbox() -> Sandbox {
-    let dirs: Vec<_> = ["cargo", "npm", "pytest", "dotnet"].iter().map(|p| plugin(p)).collect();
+    let dirs: Vec<_> = ["cargo", "npm", "pytest", "dotnet", "generic"].iter().map(|p| plugin(p)).collect();
     Sandbox::new(&dirs)
 }
 

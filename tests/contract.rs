@@ -1,6 +1,7 @@
 //! The plugin contract across versions, with the real binary: a plugin built against ABI 1.0
-//! (before optional slots and the header static existed) and one from a later minor version of
-//! ABI 1 (slots and words this host does not know) both load and work; and a plugin cannot be
+//! (before optional slots and the header static existed), one built against 1.1 (before formats)
+//! and one from a later minor version of ABI 1 (slots and words this host does not know) all load
+//! and work; and a plugin cannot be
 //! built in a way that would let its panics take the host down.
 
 mod common;
@@ -29,6 +30,19 @@ fn a_plugin_built_against_abi_1_0_loads_and_works() {
         answer["diagnostics"].as_array().expect("diagnostics").iter().filter_map(|d| d["message"].as_str()).collect();
     assert_eq!(messages, ["first", "second"], "{exec}");
     assert_eq!(answer["diagnostics"][1]["logRange"]["start"], 3, "{exec}");
+}
+
+#[test]
+fn a_plugin_built_against_abi_1_1_before_formats_loads_and_works() {
+    let sb = sandbox();
+    let exec = sb.run(["exec", "eleven.sh", "--json", "--", SCRIPT]);
+    exec.expect_code(1);
+    let answer = exec.json();
+    let messages: Vec<&str> =
+        answer["diagnostics"].as_array().expect("diagnostics").iter().filter_map(|d| d["message"].as_str()).collect();
+    assert_eq!(messages, ["first", "second"], "{exec}");
+    let list = sb.run(["list"]).text();
+    assert!(!list.contains("abi11") && !list.contains("not usable"), "the 1.1 plugin was refused:{list}");
 }
 
 #[test]

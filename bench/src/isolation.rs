@@ -15,7 +15,7 @@
 use crate::report::{Figure, Report, num};
 use crate::{Setup, median};
 use anyhow::{Context, bail};
-use buildvise::parse::ParseWorker;
+use buildvise::parse::{ParseWorker, RunParser};
 use buildvise::plugins::{LineRef, PluginLibrary};
 use buildvise_plugin_api::{ParseContext, RunEnd, Stream};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -100,7 +100,7 @@ fn context() -> ParseContext {
 fn in_process(library: &Path, lines: &[Vec<u8>]) -> anyhow::Result<(Duration, usize)> {
     let plugin = PluginLibrary::load(library).map_err(|e| anyhow::anyhow!("{}: {e}", library.display()))?;
     let started = Instant::now();
-    let mut worker = ParseWorker::start(plugin.parser(&context())?);
+    let mut worker = ParseWorker::start(RunParser::plugin(plugin.parser(&context())?));
     for (i, line) in lines.iter().enumerate() {
         while !worker.ready(Duration::from_millis(10)) {}
         worker.push(Stream::Stdout, i as u64 + 1, line);

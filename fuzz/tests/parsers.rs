@@ -60,11 +60,12 @@ struct Tool {
 }
 
 fn tools() -> Vec<Tool> {
-    let plugins: [Arc<dyn Plugin>; 4] = [
+    let plugins: [Arc<dyn Plugin>; 5] = [
         Arc::new(buildvise_plugin_cargo::CargoPlugin),
         Arc::new(buildvise_plugin_npm::ThePlugin),
         Arc::new(buildvise_plugin_pytest::ThePlugin),
         Arc::new(buildvise_plugin_dotnet::DotnetPlugin),
+        Arc::new(buildvise_plugin_generic::GenericPlugin),
     ];
     let mut tools = Vec::new();
     for plugin in plugins {
@@ -85,7 +86,11 @@ fn target_dir() -> PathBuf {
 }
 
 fn corpus() -> Corpus {
-    let mut dirs = vec![workspace().join("tests/fixtures/corpus"), workspace().join("fuzz/seeds")];
+    let mut dirs = vec![
+        workspace().join("tests/fixtures/corpus"),
+        workspace().join("tests/fixtures/cases"),
+        workspace().join("fuzz/seeds"),
+    ];
     if let Some(extra) = std::env::var_os("BUILDVISE_FUZZ_CORPUS") {
         dirs.extend(std::env::split_paths(&extra));
     }

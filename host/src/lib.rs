@@ -2,8 +2,8 @@
 //! what an agent needs. See docs/architecture.md for the map.
 //!
 //! Data flows request → plan → run → parse → render: a surface ([`cli`], [`mcp`]) maps a call
-//! onto the [`app`], which checks [`access`] and [`config`], asks a plugin ([`plugins`]) for the
-//! plan, runs it ([`run`]) while a parser thread reads its lines ([`parse`]), keeps everything in
+//! onto the [`app`], which checks [`access`] and [`config`], asks the tool ([`tools`]: a plugin's
+//! from [`plugins`], or one a config file defines) for the plan, runs it ([`run`]) while a parser thread reads its lines ([`parse`]), keeps everything in
 //! the [`store`], and answers through [`render`].
 #![deny(unsafe_code)]
 
@@ -18,3 +18,4 @@ pub mod plugins;
 pub mod render;
 pub mod run;
 pub mod store;
+pub mod tools;

@@ -19,6 +19,7 @@
 //! |---|---|
 //! | 1.0 | `manifest` … `buffer_free` (required) |
 //! | 1.1 | `parser_feed_batch` (optional) |
+//! | 1.2 | `format_parser_new` (optional), and the manifest's `formats` |
 //!
 //! Plugin authors never touch this module: `export_plugin!(MyPlugin)` does it all.
 
@@ -139,6 +140,11 @@ pub const STREAM_STDERR: u32 = 2;
 
 pub type FeedBatchFn = unsafe extern "C" fn(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32;
 
+/// The 1.2 slot: format name (UTF-8) and JSON [`ParseContext`] → a parser handle in `*out`, as
+/// `parser_new` gives one.
+pub type FormatParserNewFn =
+    unsafe extern "C" fn(format: RawSlice, context: RawSlice, out: *mut *mut c_void) -> RawOutcome;
+
 /// The function table of ABI v1. New functions are only ever appended, as optional slots, and
 /// `struct_size` tells the host how many there are.
 #[repr(C)]
@@ -163,6 +169,8 @@ pub struct PluginTableV1 {
     /// 1.1: feeds `count` lines in one call, as `parser_feed` would one by one. Returns as
     /// `parser_feed` does.
     pub parser_feed_batch: Option<FeedBatchFn>,
+    /// 1.2: a parser of one exported format. Its handle is used like `parser_new`'s.
+    pub format_parser_new: Option<FormatParserNewFn>,
 }
 
 static PLUGIN: OnceLock<Result<Box<dyn Plugin>, String>> = OnceLock::new();
@@ -179,6 +187,7 @@ static TABLE: PluginTableV1 = PluginTableV1 {
     parser_progress: ffi_parser_progress,
     buffer_free: ffi_buffer_free,
     parser_feed_batch: Some(ffi_parser_feed_batch),
+    format_parser_new: Some(ffi_format_parser_new),
 };
 
 /// Called by `export_plugin!`'s entry symbol: builds the plugin once and returns the table.
@@ -299,15 +308,45 @@ unsafe fn slot<'a>(parser: *mut c_void) -> Option<&'a mut ParserSlot> {
 unsafe extern "C" fn ffi_parser_new(context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
     // SAFETY: the host lends the context for the duration of this call.
     let bytes = unsafe { context.as_bytes() };
+    // SAFETY: the host passes a valid out-pointer or null.
+    unsafe {
+        new_parser("parser_new", out, || {
+            let context: ParseContext = parse_json(bytes, "parse context")?;
+            Ok(plugin()?.parser(&context))
+        })
+    }
+}
+
+unsafe extern "C" fn ffi_format_parser_new(format: RawSlice, context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
+    // SAFETY: the host lends both for the duration of this call.
+    let (format, bytes) = unsafe { (format.as_bytes(), context.as_bytes()) };
+    // SAFETY: the host passes a valid out-pointer or null.
+    unsafe {
+        new_parser("format_parser_new", out, || {
+            let format = std::str::from_utf8(format).map_err(|_| "host sent a format name that is not UTF-8")?;
+            let context: ParseContext = parse_json(bytes, "parse context")?;
+            plugin()?.format_parser(format, &context).ok_or_else(|| format!("this plugin exports no format `{format}`"))
+        })
+    }
+}
+
+/// Makes a parser with `make` and puts its handle in `*out` (null when it failed).
+///
+/// # Safety
+/// `out` is null or valid for one write.
+unsafe fn new_parser(
+    what: &str,
+    out: *mut *mut c_void,
+    make: impl FnOnce() -> Result<Box<dyn Parser>, String>,
+) -> RawOutcome {
     let mut handle: *mut c_void = std::ptr::null_mut();
-    let result = guarded("parser_new", || {
-        let context: ParseContext = parse_json(bytes, "parse context")?;
-        let parser = plugin()?.parser(&context);
+    let result = guarded(what, || {
+        let parser = make()?;
         handle = Box::into_raw(Box::new(ParserSlot { parser, failure: None, finished: false })).cast();
         Ok(Vec::new())
     });
     if !out.is_null() {
-        // SAFETY: the host passes a valid out-pointer.
+        // SAFETY: guaranteed by the caller.
         unsafe { *out = handle };
     }
     result
@@ -435,8 +474,11 @@ mod tests {
         // The header, then eight pointers.
         let pointer = size_of::<*const u8>();
         assert_eq!(TABLE_SIZE_1_0 as usize, 8 + 8 * pointer);
-        assert_eq!(AbiHeader::CURRENT.table_size as usize, TABLE_SIZE_1_0 as usize + pointer);
+        // 1.1 and 1.2 each appended one slot.
+        assert_eq!(AbiHeader::CURRENT.table_size as usize, TABLE_SIZE_1_0 as usize + 2 * pointer);
+        assert_eq!(std::mem::offset_of!(PluginTableV1, format_parser_new), TABLE_SIZE_1_0 as usize + pointer);
         // An optional slot costs no more than a plain function pointer, and null means absent.
         assert_eq!(size_of::<Option<FeedBatchFn>>(), pointer);
+        assert_eq!(size_of::<Option<FormatParserNewFn>>(), pointer);
     }
 }

@@ -15,6 +15,14 @@ pub trait Plugin: Send + Sync + 'static {
 
     /// A fresh parser for one run of `context.tool`.
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser>;
+
+    /// A fresh parser that reads only `format`, one of the manifest's
+    /// [`formats`](crate::Manifest::formats), for a run of a tool defined in a config file
+    /// (`context.tool` is that tool's name). None for a format the plugin does not export.
+    fn format_parser(&self, format: &str, context: &ParseContext) -> Option<Box<dyn Parser>> {
+        let _ = (format, context);
+        None
+    }
 }
 
 /// Turns the lines of one run into a [`ParseResult`].

@@ -19,11 +19,39 @@ pub struct Manifest {
     /// The plugin's own version, shown by `buildvise list --json`.
     pub version: String,
     pub tools: Vec<ToolSpec>,
+    /// Output formats the plugin can parse on their own (`tsc`, `rustc`), for tools defined in a
+    /// config file. Each is served by [`crate::Plugin::format_parser`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formats: Vec<FormatSpec>,
 }
 
 impl Manifest {
     pub fn new(name: impl Into<String>, version: impl Into<String>, tools: Vec<ToolSpec>) -> Self {
-        Manifest { name: name.into(), version: version.into(), tools }
+        Manifest { name: name.into(), version: version.into(), tools, formats: Vec::new() }
+    }
+
+    /// Declares the formats the plugin exports.
+    pub fn with_formats(mut self, formats: Vec<FormatSpec>) -> Self {
+        self.formats = formats;
+        self
+    }
+}
+
+/// One output format a plugin exports: a recogniser a config-defined tool can name
+/// (`formats = ["eslint"]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct FormatSpec {
+    /// A short lowercase name, unique across plugins (`tsc`, `python-traceback`).
+    pub name: String,
+    /// One line: whose output it reads (`TypeScript compiler diagnostics`).
+    pub description: String,
+}
+
+impl FormatSpec {
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        FormatSpec { name: name.into(), description: description.into() }
     }
 }
 
@@ -49,6 +77,11 @@ pub struct ToolSpec {
     /// A call that passes it needs no consent and stays allowed on a read-only server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only_with: Option<String>,
+    /// Why the tool cannot run on this machine (`go is not on PATH; install Go to use go.test`):
+    /// the host leaves it out of `list`, refuses `exec` with this sentence, and still parses
+    /// saved logs with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
 }
 
 impl ToolSpec {
@@ -60,7 +93,15 @@ impl ToolSpec {
             timeout_secs: None,
             args_hint: None,
             read_only_with: None,
+            unavailable: None,
         }
+    }
+
+    /// Marks the tool as unable to run here, with the sentence that says why and what to do (see
+    /// [`ToolSpec::unavailable`](Self#structfield.unavailable)).
+    pub fn unavailable(mut self, reason: impl Into<String>) -> Self {
+        self.unavailable = Some(reason.into());
+        self
     }
 
     /// Marks the tool as changing the workspace: the host asks for consent before running it.

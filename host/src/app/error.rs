@@ -9,6 +9,7 @@ use crate::parse::SavedError;
 use crate::plugins::PluginError;
 use crate::run::RunError;
 use crate::store::StoreError;
+use crate::tools::ToolError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -16,6 +17,11 @@ pub enum AppError {
     Access(#[from] AccessError),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// A tool its plugin cannot run on this machine; the plugin's sentence says why.
+    #[error("{tool} cannot run here: {reason}")]
+    Unavailable { tool: String, reason: String },
     #[error("unknown tool {name:?}{suggest}; send a tool name that list shows")]
     UnknownTool { name: String, suggest: String },
     /// A tool that changes the workspace, called without consent; says exactly what would run.

@@ -10,10 +10,10 @@ use crate::access::Access;
 use crate::config::{Config, ProjectRetention};
 use crate::outcome::{Finished, RunResult};
 use crate::parse::ParseWorker;
-use crate::plugins::Tool;
 use crate::render::{self, Detail, Surface};
 use crate::run::{self, CancelToken, Ending};
 use crate::store::{ActiveRun, LogWriter, Retention, RunMeta, RunStatus, Store, StoreError, StreamFilter, now_ms};
+use crate::tools::Tool;
 use buildvise_plugin_api::{CommandPlan, ParseContext, PlanRequest, RunEnd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,7 +52,10 @@ impl App {
     ) -> Result<ExecAnswer, AppError> {
         let place = access.check_cwd(&call.cwd)?;
         let (config, project_retention) = self.config.for_project(&place.dir, place.root.as_deref())?;
-        let tool = self.tool(&call.tool, &config)?;
+        let tool = &self.tool(&call.tool, &config)?;
+        if let Some(reason) = &tool.spec.unavailable {
+            return Err(AppError::Unavailable { tool: call.tool.clone(), reason: reason.clone() });
+        }
         let max_lines = call.max_lines.unwrap_or(config.max_lines);
         let roots: Vec<String> = access.roots().iter().map(|r| r.display().to_string()).collect();
         if config.refuses(&tool.spec, &call.args) {
@@ -182,7 +185,7 @@ impl App {
         let prepared = (|| -> Result<_, AppError> {
             let plan = plan(tool, call, cwd, &run.artifact_dir(), roots)?;
             let context = ParseContext::new(call.tool.clone(), cwd.display().to_string()).with_args(call.args.clone());
-            let parser = tool.plugin.parser(&context).map_err(|e| AppError::from_plugin(&call.tool, e))?;
+            let parser = tool.parser(&context).map_err(|e| AppError::from_plugin(&call.tool, e))?;
             let log = LogWriter::create(&run.dir)?;
             let meta = RunMeta::starting(&run.id, &call.tool, &plan.program, &plan.args, &cwd.display().to_string());
             self.store.write_meta(&run.dir, &meta)?;
@@ -259,7 +262,7 @@ fn plan(
         artifact_dir.display().to_string(),
     )
     .with_roots(roots.to_vec());
-    tool.plugin.plan(&request).map_err(|e| AppError::from_plugin(&call.tool, e))
+    tool.plan(&request).map_err(|e| AppError::from_plugin(&call.tool, e))
 }
 
 /// Removes a run that never started.

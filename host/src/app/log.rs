@@ -142,10 +142,13 @@ impl App {
         if let Some(result) = self.store.read_result::<RunResult>(run_id)? {
             return Ok(Finished { meta, result });
         }
-        let result = match self.registry.get(&meta.tool) {
+        let cwd = Path::new(&meta.cwd);
+        // The tool as the run's project defines it now: a config tool lives in its files.
+        let config = self.config.for_project(cwd, None).map(|(c, _)| c).unwrap_or_else(|_| self.config.clone());
+        let result = match crate::tools::find(&self.registry, &config, &meta.tool).ok().flatten() {
             Some(tool) => {
                 let mut reader = self.store.reader(run_id)?;
-                parse_stored(tool, &mut reader, RunEnd::default(), Path::new(&meta.cwd))?
+                parse_stored(&tool, &mut reader, RunEnd::default(), cwd)?
             }
             None => RunResult {
                 parser_error: Some(format!("no plugin loaded here provides {} to parse its log", meta.tool)),

@@ -16,13 +16,16 @@ pub use log::LogCall;
 pub use parse::ParseCall;
 pub use sink::Progress;
 
+use crate::access::Access;
 use crate::config::Config;
 use crate::outcome::Finished;
-use crate::plugins::{Registry, Tool};
+use crate::plugins::Registry;
 use crate::render::{self, Detail, Hints, Rendered, Surface, Tail};
 use crate::run::{CancelToken, Guard};
 use crate::store::{Store, StreamFilter};
+use crate::tools::{self, Tool};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -44,10 +47,27 @@ impl App {
         App { registry, store, config, guard, in_flight: InFlight::default(), pruning: Arc::default() }
     }
 
-    /// The tools a caller may use, and plugins that failed to load.
-    pub fn list(&self) -> Rendered {
-        let visible = self.registry.tools().filter(|t| self.config.allows(&t.spec));
-        render::render_list(visible, &self.registry.failures, &self.registry.clashes)
+    /// The tools a caller in `cwd` may use (the plugins', and those its config files define), and
+    /// what could not be loaded. A project file that cannot be read is one of those problems.
+    pub fn list(&self, access: &Access, cwd: &Path) -> Rendered {
+        let mut problems = Vec::new();
+        let config = match access.check_cwd(cwd).map_err(AppError::from) {
+            Ok(place) => match self.config.for_project(&place.dir, place.root.as_deref()) {
+                Ok((config, _)) => config,
+                Err(e) => {
+                    problems.push(describe(&e));
+                    self.config.clone()
+                }
+            },
+            Err(e) => {
+                problems.push(describe(&e));
+                self.config.clone()
+            }
+        };
+        let (tools, broken) = tools::all(&self.registry, &config);
+        problems.extend(broken.iter().map(|e| e.to_string()));
+        let visible = tools.iter().filter(|t| config.allows(&t.spec) && t.spec.unavailable.is_none());
+        render::render_list(visible, &self.registry.failures, &self.registry.clashes, &problems, cwd)
     }
 
     /// A stored run's answer at `detail`, with its output's last lines when the answer shows them.
@@ -66,13 +86,17 @@ impl App {
 
     /// The tool called `name`, unless it is unknown or `config` hides it (a hidden tool reads as
     /// unknown).
-    fn tool(&self, name: &str, config: &Config) -> Result<&Tool, AppError> {
-        match self.registry.get(name) {
+    fn tool(&self, name: &str, config: &Config) -> Result<Tool, AppError> {
+        match tools::find(&self.registry, config, name)? {
             Some(tool) if config.allows(&tool.spec) => Ok(tool),
             _ => {
-                let names =
-                    self.registry.closest(name, |t| self.registry.get(t).is_some_and(|t| config.allows(&t.spec)));
-                Err(AppError::UnknownTool { name: name.to_string(), suggest: did_you_mean(&names) })
+                let (all, _) = tools::all(&self.registry, config);
+                let names: Vec<&str> = all
+                    .iter()
+                    .filter(|t| config.allows(&t.spec) && t.spec.unavailable.is_none())
+                    .map(|t| t.spec.name.as_str())
+                    .collect();
+                Err(AppError::UnknownTool { name: name.to_string(), suggest: did_you_mean(&closest(name, &names)) })
             }
         }
     }
@@ -97,6 +121,13 @@ impl App {
 }
 
 /// ` (did you mean a or b?)` or nothing.
+/// Up to three of `names` closest to `name`, for "did you mean".
+fn closest(name: &str, names: &[&str]) -> Vec<String> {
+    let mut scored: Vec<(usize, &str)> = names.iter().map(|t| (strsim::levenshtein(name, t), *t)).collect();
+    scored.sort();
+    scored.into_iter().filter(|(d, _)| *d <= 3).take(3).map(|(_, t)| t.to_string()).collect()
+}
+
 fn did_you_mean(names: &[String]) -> String {
     if names.is_empty() { String::new() } else { format!(" (did you mean {}?)", names.join(" or ")) }
 }

@@ -28,7 +28,9 @@ pub struct ParseCall {
 impl App {
     /// The parse result, and the answer exec would have given.
     pub fn parse(&self, call: &ParseCall, hints: Hints) -> Result<(RunResult, Rendered), AppError> {
-        let tool = self.tool(&call.tool, &self.config)?;
+        // A tool a project defines parses that project's logs too.
+        let (config, _) = self.config.for_project(&call.cwd, None)?;
+        let tool = self.tool(&call.tool, &config)?;
         let max_lines = call.max_lines.unwrap_or(self.config.max_lines);
         let artifacts = call
             .artifacts
@@ -36,7 +38,7 @@ impl App {
             .map(|a| std::path::absolute(a).unwrap_or_else(|_| a.clone()).display().to_string())
             .collect();
         let end = RunEnd::exited(call.exit_code).with_artifacts(artifacts);
-        let mut parsed = parse_saved(tool, &call.log, end, &call.cwd, max_lines as usize)?;
+        let mut parsed = parse_saved(&tool, &call.log, end, &call.cwd, max_lines as usize)?;
         rebase(&mut parsed.result.diagnostics, &call.cwd);
         // Not a stored run: no id to page, no duration worth showing.
         let meta = RunMeta {

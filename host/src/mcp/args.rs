@@ -29,7 +29,10 @@ const FIELDS: &[&str] = &[
 pub enum Call {
     Exec(ExecArgs),
     Log(LogCall),
-    List,
+    /// `cwd`: where the caller works, whose config files may define tools.
+    List {
+        cwd: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +54,7 @@ pub fn parse(arguments: Option<&Map<String, Value>>) -> Result<Call, String> {
     }
     let action = string(a, "action")?.ok_or("missing action: send action \"exec\", \"log\" or \"list\"")?;
     match action.as_str() {
-        "list" => Ok(Call::List),
+        "list" => Ok(Call::List { cwd: string(a, "cwd")? }),
         "exec" => Ok(Call::Exec(ExecArgs {
             tool: string(a, "tool")?.ok_or("exec needs tool: send a tool name from list, e.g. \"cargo.build\"")?,
             args: strings(a, "args")?,
@@ -167,7 +170,7 @@ mod tests {
 
     #[test]
     fn valid_calls() {
-        assert!(matches!(call(json!({"action": "list"})).unwrap(), Call::List));
+        assert!(matches!(call(json!({"action": "list"})).unwrap(), Call::List { cwd: None }));
         let Call::Exec(e) =
             call(json!({"action": "exec", "tool": "cargo.test", "args": ["--", "x"], "maxLines": 50, "timeout": 2.5}))
                 .unwrap()

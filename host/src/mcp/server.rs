@@ -63,14 +63,25 @@ impl BuildServer {
         roots
     }
 
-    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
-        let roots = self.roots(&context).await;
-        let base = roots.first().cloned().unwrap_or_else(|| self.home.clone());
-        let cwd = match &a.cwd {
+    /// The call's `cwd` (relative to the first root), or the first root.
+    fn cwd(roots: &[PathBuf], home: &Path, asked: Option<&str>) -> PathBuf {
+        let base = roots.first().map_or(home, PathBuf::as_path);
+        match asked {
             Some(dir) if Path::new(dir).is_absolute() => PathBuf::from(dir),
             Some(dir) => base.join(dir),
-            None => base,
-        };
+            None => base.to_path_buf(),
+        }
+    }
+
+    async fn list(&self, cwd: Option<String>, context: RequestContext<RoleServer>) -> Rendered {
+        let roots = self.roots(&context).await;
+        let cwd = Self::cwd(&roots, &self.home, cwd.as_deref());
+        self.app.list(&Access::within(&roots), &cwd)
+    }
+
+    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
+        let roots = self.roots(&context).await;
+        let cwd = Self::cwd(&roots, &self.home, a.cwd.as_deref());
         let call = ExecCall {
             tool: a.tool,
             args: a.args,
@@ -201,7 +212,7 @@ impl ServerHandler for BuildServer {
             Err(message) => return Ok(refusal(message).into()),
         };
         let result = match call {
-            Call::List => Ok(self.app.list()),
+            Call::List { cwd } => Ok(self.list(cwd, context).await),
             Call::Log(a) => self.log(a, context).await,
             Call::Exec(a) => self.exec(a, context).await,
         };

@@ -1,9 +1,14 @@
-//! The host's side of parsing: a plugin's parser fed on a thread of its own ([`worker`]), from a
-//! live run or from a saved log ([`saved`]). The plugin decides what lines mean; this module
-//! decides what the parser sees of each line and makes sure a stuck parser stops nobody.
+//! The host's side of parsing: a run's parser ([`combined`]: a plugin's, or the formats and
+//! [`patterns`] of a config-defined tool) fed on a thread of its own ([`worker`]), from a live run
+//! or from a saved log ([`saved`]). Plugins decide what lines mean; this module decides what a
+//! parser sees of each line and makes sure a stuck parser stops nobody.
 
+mod combined;
+mod patterns;
 mod saved;
 mod worker;
 
+pub use combined::RunParser;
+pub use patterns::PatternParser;
 pub use saved::{Parsed, SavedError, SavedLog, parse_saved, parse_stored};
 pub use worker::{ParseFailure, ParseWorker};

@@ -3,8 +3,9 @@
 
 use super::ParseWorker;
 use crate::outcome::RunResult;
-use crate::plugins::{PluginError, Tool};
+use crate::plugins::PluginError;
 use crate::store::{LogLine, LogReader, StoreError, StreamFilter};
+use crate::tools::Tool;
 use buildvise_plugin_api::{ParseContext, RunEnd, Stream};
 use std::collections::VecDeque;
 use std::io::BufRead;
@@ -54,7 +55,7 @@ pub fn parse_saved(
     keep_tail: usize,
 ) -> Result<Parsed, SavedError> {
     let context = ParseContext::new(tool.spec.name.clone(), cwd.display().to_string());
-    let mut worker = ParseWorker::start(tool.plugin.parser(&context)?);
+    let mut worker = ParseWorker::start(tool.parser(&context)?);
     let mut number = 0;
     let mut tail: VecDeque<LogLine> = VecDeque::with_capacity(keep_tail.min(1024));
     let mut feed = |path: &Path, stream: Stream| -> Result<(), SavedError> {
@@ -94,7 +95,7 @@ pub fn parse_saved(
 /// Parses a stored run's log, for a run whose writer died before it could parse it.
 pub fn parse_stored(tool: &Tool, reader: &mut LogReader, end: RunEnd, cwd: &Path) -> Result<RunResult, SavedError> {
     let context = ParseContext::new(tool.spec.name.clone(), cwd.display().to_string());
-    let mut worker = ParseWorker::start(tool.plugin.parser(&context)?);
+    let mut worker = ParseWorker::start(tool.parser(&context)?);
     reader.scan(StreamFilter::Both, |number, stream, bytes| {
         while !worker.ready(Duration::from_millis(100)) {}
         worker.push(stream, number, bytes);

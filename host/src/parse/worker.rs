@@ -6,7 +6,8 @@
 //! error. An abandoned parser's thread is left to its fate; if the plugin ever returns, the thread
 //! sees it was abandoned, frees the parser and ends.
 
-use crate::plugins::{LineRef, ParserHandle, PluginError};
+use super::RunParser;
+use crate::plugins::{LineRef, PluginError};
 use buildvise_plugin_api::{ParseResult, Progress, RunEnd, Stream, strip_ansi};
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -144,7 +145,7 @@ pub struct ParseWorker {
 }
 
 impl ParseWorker {
-    pub fn start(parser: ParserHandle) -> Self {
+    pub fn start(parser: RunParser) -> Self {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             changed: Condvar::new(),
@@ -276,7 +277,7 @@ impl ParseWorker {
 }
 
 /// The worker thread: batches to the parser until the end arrives, then the result.
-fn work(mut parser: ParserHandle, shared: &Shared, result: &Sender<Result<ParseResult, PluginError>>) {
+fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResult, PluginError>>) {
     let mut fed: Option<Batch> = None;
     loop {
         let mut queue = shared.queue();

@@ -6,7 +6,9 @@
 //! across. The rest of the host sees [`PluginLibrary`] and [`ParserHandle`].
 #![allow(unsafe_code)]
 
-use buildvise_plugin_api::abi::{self, AbiHeader, FeedBatchFn, PluginTableV1, RawBuf, RawLine, RawOutcome, RawSlice};
+use buildvise_plugin_api::abi::{
+    self, AbiHeader, FeedBatchFn, FormatParserNewFn, PluginTableV1, RawBuf, RawLine, RawOutcome, RawSlice,
+};
 use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, ParseResult, PlanRequest, Progress, RunEnd, Stream};
 use std::ffi::c_void;
 use std::path::{Path, PathBuf};
@@ -51,6 +53,7 @@ struct Table {
     parser_progress: unsafe extern "C" fn(*mut c_void) -> RawOutcome,
     buffer_free: unsafe extern "C" fn(RawBuf),
     parser_feed_batch: Option<FeedBatchFn>,
+    format_parser_new: Option<FormatParserNewFn>,
 }
 
 /// A loaded plugin. The library stays mapped for the life of the process (unloading Rust
@@ -113,6 +116,30 @@ impl PluginLibrary {
         // SAFETY: the context buffer lives across the call; `handle` is a valid out-pointer.
         take(&self.table, unsafe { (self.table.parser_new)(RawSlice::new(&json), &mut handle) })
             .map_err(PluginError::Reported)?;
+        self.handle(handle)
+    }
+
+    /// A parser of one of the manifest's formats, for a tool defined in a config file.
+    pub fn format_parser(self: &Arc<Self>, format: &str, context: &ParseContext) -> Result<ParserHandle, PluginError> {
+        let Some(format_parser_new) = self.table.format_parser_new else {
+            // The manifest of a library without the slot cannot have named formats; a host that
+            // got here anyway says what to do rather than trusting the manifest.
+            return Err(PluginError::Reported(format!(
+                "plugin {} was built before formats existed (ABI 1.2); rebuild it to use its format `{format}`",
+                self.manifest.name
+            )));
+        };
+        let json = serde_json::to_vec(context).map_err(|e| self.bad_answer("a parse context", e))?;
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        // SAFETY: both buffers live across the call; `handle` is a valid out-pointer.
+        take(&self.table, unsafe {
+            format_parser_new(RawSlice::new(format.as_bytes()), RawSlice::new(&json), &mut handle)
+        })
+        .map_err(PluginError::Reported)?;
+        self.handle(handle)
+    }
+
+    fn handle(self: &Arc<Self>, handle: *mut c_void) -> Result<ParserHandle, PluginError> {
         if handle.is_null() {
             return Err(self.bad_answer("no parser", "a null handle"));
         }
@@ -156,6 +183,14 @@ unsafe fn copy_table(table: *const PluginTableV1, size: u32) -> Table {
                 size_of::<Option<FeedBatchFn>>(),
             ) {
                 std::ptr::addr_of!((*table).parser_feed_batch).read()
+            } else {
+                None
+            },
+            format_parser_new: if reaches(
+                std::mem::offset_of!(PluginTableV1, format_parser_new),
+                size_of::<Option<FormatParserNewFn>>(),
+            ) {
+                std::ptr::addr_of!((*table).format_parser_new).read()
             } else {
                 None
             },

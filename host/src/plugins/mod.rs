@@ -1,4 +1,4 @@
-//! Finding, loading and indexing plugins.
+//! Finding, loading and indexing plugins: their tools, and the formats they export.
 //!
 //! Libraries named `buildvise_plugin_*` (with the platform's prefix and suffix) are searched in
 //! order: explicit dirs (`--plugin-dir`, `BUILDVISE_PLUGIN_PATH`, config `plugin_dirs`), the
@@ -11,7 +11,7 @@ mod library;
 
 pub use library::{LineRef, LoadError, ParserHandle, PluginError, PluginLibrary};
 
-use buildvise_plugin_api::ToolSpec;
+use buildvise_plugin_api::{FormatSpec, ToolSpec};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,10 +38,18 @@ pub struct Tool {
     pub plugin: Arc<PluginLibrary>,
 }
 
-/// Every tool of every plugin that loaded, plus what went wrong.
+/// A format a plugin exports, for tools defined in config files.
+#[derive(Clone)]
+pub struct Format {
+    pub spec: FormatSpec,
+    pub plugin: Arc<PluginLibrary>,
+}
+
+/// Every tool and format of every plugin that loaded, plus what went wrong.
 #[derive(Default)]
 pub struct Registry {
     tools: BTreeMap<String, Tool>,
+    formats: BTreeMap<String, Format>,
     pub failures: Vec<LoadFailure>,
     pub clashes: Vec<Clash>,
     pub searched: Vec<PathBuf>,
@@ -86,6 +94,18 @@ impl Registry {
                         self.tools.insert(spec.name.clone(), Tool { spec: spec.clone(), plugin: Arc::clone(&plugin) });
                     }
                 }
+                for spec in &plugin.manifest.formats {
+                    if let Some(existing) = self.formats.get(&spec.name) {
+                        self.clashes.push(Clash {
+                            tool: format!("format {}", spec.name),
+                            kept: existing.plugin.path.clone(),
+                            ignored: path.to_path_buf(),
+                        });
+                    } else {
+                        self.formats
+                            .insert(spec.name.clone(), Format { spec: spec.clone(), plugin: Arc::clone(&plugin) });
+                    }
+                }
             }
             Err(e) => self.failures.push(LoadFailure { path: path.to_path_buf(), reason: e.to_string() }),
         }
@@ -100,12 +120,13 @@ impl Registry {
         self.tools.values()
     }
 
-    /// Up to three known tool names closest to `name`, for "did you mean".
-    pub fn closest(&self, name: &str, allowed: impl Fn(&str) -> bool) -> Vec<String> {
-        let mut scored: Vec<(usize, &String)> =
-            self.tools.keys().filter(|t| allowed(t)).map(|t| (strsim::levenshtein(name, t), t)).collect();
-        scored.sort();
-        scored.into_iter().filter(|(d, _)| *d <= 3).take(3).map(|(_, t)| t.clone()).collect()
+    pub fn format(&self, name: &str) -> Option<&Format> {
+        self.formats.get(name)
+    }
+
+    /// All formats, sorted by name.
+    pub fn formats(&self) -> impl Iterator<Item = &Format> {
+        self.formats.values()
     }
 }
 

@@ -1,16 +1,20 @@
-//! The answer to `list`: the tools a caller may use, and plugins that failed to load.
+//! The answer to `list`: the tools a caller may use, plugins that failed to load, and config
+//! tools that cannot be used.
 //!
 //! ```text
 //! cargo.build  cargo build
 //! cargo.fmt    cargo fmt [changes workspace unless --check: needs confirm]
 //! npm.install  npm install [changes workspace: needs confirm]
+//! web.lint     ESLint on the web app [from buildvise.toml]
 //! not loaded: libbuildvise_plugin_x.so: ABI version 2, this buildvise speaks 1…
 //! ```
 
 use super::Rendered;
-use crate::plugins::{Clash, LoadFailure, Tool};
+use crate::plugins::{Clash, LoadFailure};
+use crate::tools::Tool;
 use serde::Serialize;
 use std::fmt::Write;
+use std::path::Path;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -23,6 +27,9 @@ struct ToolView<'a> {
     read_only_with: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<&'a str>,
+    /// The config file that defines the tool, as the caller would name it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -33,12 +40,17 @@ struct ListView<'a> {
     failed_plugins: &'a [LoadFailure],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     clashes: &'a [Clash],
+    /// Config files, or tools in them, that cannot be used: each says why and what to fix.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    config_problems: &'a [String],
 }
 
 pub fn render_list<'a>(
     tools: impl Iterator<Item = &'a Tool>,
     failures: &'a [LoadFailure],
     clashes: &'a [Clash],
+    config_problems: &'a [String],
+    cwd: &Path,
 ) -> Rendered {
     let tools: Vec<ToolView<'a>> = tools
         .map(|t| ToolView {
@@ -47,6 +59,7 @@ pub fn render_list<'a>(
             mutates: t.spec.mutates_workspace,
             read_only_with: t.spec.read_only_with.as_deref().filter(|_| t.spec.mutates_workspace),
             args: t.spec.args_hint.as_deref(),
+            from: t.origin().map(|o| o.strip_prefix(cwd).unwrap_or(o).display().to_string()),
         })
         .collect();
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
@@ -66,6 +79,9 @@ pub fn render_list<'a>(
             (true, None) => text.push_str(" [changes workspace: needs confirm]"),
             (false, _) => {}
         }
+        if let Some(from) = &t.from {
+            let _ = write!(text, " [from {from}]");
+        }
         text.push('\n');
     }
     for f in failures {
@@ -76,6 +92,9 @@ pub fn render_list<'a>(
         let _ =
             writeln!(text, "clash: {} is claimed by {} too; {} wins", c.tool, c.ignored.display(), c.kept.display());
     }
-    let view = ListView { tools, failed_plugins: failures, clashes };
+    for problem in config_problems {
+        let _ = writeln!(text, "not usable: {problem}");
+    }
+    let view = ListView { tools, failed_plugins: failures, clashes, config_problems };
     Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
 }

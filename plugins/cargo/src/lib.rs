@@ -17,7 +17,7 @@
 mod parse;
 mod plan;
 
-use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin};
+use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, Parser, PlanRequest, Plugin};
 
 /// The cargo toolchain plugin.
 #[derive(Default)]
@@ -25,7 +25,8 @@ pub struct CargoPlugin;
 
 impl Plugin for CargoPlugin {
     fn manifest(&self) -> Manifest {
-        Manifest::new("cargo", env!("CARGO_PKG_VERSION"), plan::tools())
+        let formats = parse::FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect();
+        Manifest::new("cargo", env!("CARGO_PKG_VERSION"), plan::tools()).with_formats(formats)
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
@@ -34,6 +35,10 @@ impl Plugin for CargoPlugin {
 
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
         Box::new(parse::CargoParser::new(context))
+    }
+
+    fn format_parser(&self, format: &str, context: &ParseContext) -> Option<Box<dyn Parser>> {
+        Some(Box::new(parse::CargoParser::for_format(format, context)?))
     }
 }
 

@@ -17,7 +17,7 @@
 
 #![forbid(unsafe_code)]
 
-use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin};
+use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, Parser, PlanRequest, Plugin};
 
 pub mod parse;
 pub mod plan;
@@ -28,7 +28,8 @@ pub struct DotnetPlugin;
 
 impl Plugin for DotnetPlugin {
     fn manifest(&self) -> Manifest {
-        Manifest::new("dotnet", env!("CARGO_PKG_VERSION"), plan::tool_specs())
+        let formats = parse::FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect();
+        Manifest::new("dotnet", env!("CARGO_PKG_VERSION"), plan::tool_specs()).with_formats(formats)
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
@@ -37,6 +38,10 @@ impl Plugin for DotnetPlugin {
 
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
         Box::new(parse::DotnetParser::new(context))
+    }
+
+    fn format_parser(&self, format: &str, context: &ParseContext) -> Option<Box<dyn Parser>> {
+        Some(Box::new(parse::DotnetParser::for_format(format, context)?))
     }
 }
 

@@ -15,7 +15,7 @@
 mod parse;
 mod plan;
 
-use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin, ToolSpec};
+use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, Parser, PlanRequest, Plugin, ToolSpec};
 
 #[derive(Default)]
 pub struct ThePlugin;
@@ -40,7 +40,9 @@ impl Plugin for ThePlugin {
             tool("npm.install", "npm install", None).mutating(),
             tool("npm.ci", "npm ci", None).mutating(),
         ];
-        Manifest::new("npm", env!("CARGO_PKG_VERSION"), tools)
+        let formats =
+            parse::FORMATS.iter().map(|(name, description, _)| FormatSpec::new(*name, *description)).collect();
+        Manifest::new("npm", env!("CARGO_PKG_VERSION"), tools).with_formats(formats)
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
@@ -49,6 +51,10 @@ impl Plugin for ThePlugin {
 
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
         Box::new(parse::NpmParser::new(context))
+    }
+
+    fn format_parser(&self, format: &str, context: &ParseContext) -> Option<Box<dyn Parser>> {
+        Some(Box::new(parse::NpmParser::for_format(format, context)?))
     }
 }
 

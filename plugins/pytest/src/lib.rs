@@ -19,15 +19,20 @@
 mod parse;
 mod plan;
 
-use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin, ToolSpec};
+use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, Parser, PlanRequest, Plugin, ToolSpec};
 
 #[derive(Default)]
 pub struct ThePlugin;
 
+/// The formats a tool defined in a config file can name, with their descriptions.
+const FORMATS: [(&str, &str); 2] =
+    [("pytest", "pytest report"), ("python-traceback", "Python uncaught exception traceback")];
+
 impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
         let run = ToolSpec::new(plan::TOOL, "python -m pytest in the project's venv");
-        Manifest::new("pytest", env!("CARGO_PKG_VERSION"), vec![run])
+        let formats = FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect();
+        Manifest::new("pytest", env!("CARGO_PKG_VERSION"), vec![run]).with_formats(formats)
     }
 
     fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
@@ -43,6 +48,33 @@ impl Plugin for ThePlugin {
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
         Box::new(parse::PytestParser::new(context))
     }
+
+    /// `pytest` is everything `pytest.run` reads; `python-traceback` a script's uncaught exception.
+    fn format_parser(&self, format: &str, context: &ParseContext) -> Option<Box<dyn Parser>> {
+        match format {
+            "pytest" => Some(Box::new(parse::PytestParser::new(context))),
+            "python-traceback" => Some(Box::new(parse::python_traceback::PythonTracebackParser::new(context))),
+            _ => None,
+        }
+    }
 }
 
 buildvise_plugin_api::export_plugin!(ThePlugin);
+
+#[cfg(test)]
+mod tests {
+    use super::{FORMATS, ThePlugin};
+    use buildvise_plugin_api::{ParseContext, Plugin};
+
+    #[test]
+    fn the_manifest_lists_every_format_and_only_those() {
+        let manifest = ThePlugin.manifest();
+        let names: Vec<&str> = manifest.formats.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, FORMATS.map(|(name, _)| name));
+        let context = ParseContext::new("py.check", "/home/dev/src/app");
+        for name in &names {
+            assert!(ThePlugin.format_parser(name, &context).is_some(), "{name}");
+        }
+        assert!(ThePlugin.format_parser("python", &context).is_none());
+    }
+}

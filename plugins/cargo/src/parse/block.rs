@@ -87,6 +87,8 @@ pub(crate) fn classify(head: &Headline<'_>) -> HeadlineKind {
             m.starts_with("could not compile `")
                 || m.starts_with("could not document `")
                 || m.starts_with("aborting due to")
+                // cargo-nextest's last word on a failed run, whose tests say why.
+                || m == "test run failed"
                 || (m.starts_with(|c: char| c.is_ascii_digit()) && m.contains(" target") && m.contains(" failed"))
                 || (m.starts_with(|c: char| c.is_ascii_digit()) && m.ends_with(" emitted"))
         }

@@ -89,9 +89,27 @@ const TARGET_OPTIONS: &[&str] = &[
     "--all-targets",
 ];
 
+/// The formats a tool defined in a config file can name, with their descriptions.
+pub(crate) const FORMATS: [(&str, &str); 3] = [
+    ("rustc", "rustc, clippy and rustdoc diagnostics, cargo's errors"),
+    ("libtest", "cargo test / libtest report and panics"),
+    ("nextest", "cargo nextest report"),
+];
+
+/// Which of cargo's formats a parser reads: all of them for cargo's own tools, one for a tool
+/// defined in a config file.
+#[derive(Clone, Copy)]
+struct Reads {
+    /// rustc's and cargo's diagnostics, in any of their forms.
+    rustc: bool,
+    /// libtest's report, and what a failing test printed (panics, `should_panic` notes).
+    libtest: bool,
+}
+
 pub(crate) struct CargoParser {
     cwd: String,
     kind: Kind,
+    reads: Reads,
     /// `cargo.test`: panics count even before a `running N tests` line shows up (streams).
     test_tool: bool,
     nextest: NextestRun,
@@ -166,6 +184,7 @@ impl CargoParser {
         CargoParser {
             cwd: context.cwd.clone(),
             kind,
+            reads: Reads { rustc: true, libtest: true },
             test_tool: kind == Kind::Test,
             nextest: NextestRun::default(),
             program: Program::default(),
@@ -190,6 +209,21 @@ impl CargoParser {
                 .any(|a| TARGET_OPTIONS.contains(&a.split('=').next().unwrap_or(a))),
             targets_started: 0,
         }
+    }
+
+    /// A parser that reads one of [`FORMATS`] and nothing else; None for another name. `libtest`
+    /// reads as `cargo.test` does, `nextest` as `cargo.nextest` does but leaves the build to
+    /// `rustc`, and `rustc` knows no tests.
+    pub(crate) fn for_format(format: &str, context: &ParseContext) -> Option<Self> {
+        let (tool, reads) = match format {
+            "rustc" => ("cargo.build", Reads { rustc: true, libtest: false }),
+            "libtest" => ("cargo.test", Reads { rustc: false, libtest: true }),
+            "nextest" => ("cargo.nextest", Reads { rustc: false, libtest: false }),
+            _ => return None,
+        };
+        let mut context = context.clone();
+        context.tool = tool.to_string();
+        Some(CargoParser { reads, ..CargoParser::new(&context) })
     }
 
     fn close_block(&mut self) {
@@ -307,8 +341,12 @@ impl CargoParser {
     fn dispatch(&mut self, line: Line<'_>) {
         let bytes = line.bytes;
         let first = bytes.first().copied().unwrap_or(b'\n');
+        if !(self.reads.rustc || self.reads.libtest) {
+            return;
+        }
         if first == b'{' {
-            if bytes.starts_with(json::COMPILER_MESSAGE)
+            if self.reads.rustc
+                && bytes.starts_with(json::COMPILER_MESSAGE)
                 && let Some(d) = json::compiler_message(bytes, line.number, &self.cwd)
             {
                 self.diagnostics.push(d);
@@ -344,7 +382,7 @@ impl CargoParser {
             }
             self.expected_panic = false;
         }
-        if self.tests.line(&text, line.number) {
+        if self.reads.libtest && self.tests.line(&text, line.number) {
             if let Some((name, failed)) = self.tests.last_verdict.take() {
                 self.verdict(name, failed);
             }
@@ -355,9 +393,9 @@ impl CargoParser {
         }
         match first {
             b'e' | b'w' => self.headline(&text, line.stream, line.number),
-            b't' => self.panic_start(&text, line.stream, line.number),
-            b'n' => self.did_not_panic(&text, line.number),
-            _ if short_form_candidate(bytes) => self.short_form(&text, line.number),
+            b't' if self.reads.libtest => self.panic_start(&text, line.stream, line.number),
+            b'n' if self.reads.libtest => self.did_not_panic(&text, line.number),
+            _ if self.reads.rustc && short_form_candidate(bytes) => self.short_form(&text, line.number),
             _ => {}
         }
     }
@@ -391,6 +429,16 @@ impl CargoParser {
                 self.last_failed_target = Some(block::rerun_args(head.message).to_string());
             }
             HeadlineKind::Report => {}
+        }
+        // A test binary's end is libtest's news; any other diagnostic is rustc's or cargo's,
+        // unless a test printed it.
+        let in_test = self.tests.in_binary || matches!(self.tests.context(), Context::Failure(_));
+        let wanted = match kind {
+            HeadlineKind::TestBinary => self.reads.libtest,
+            _ => self.reads.rustc || in_test,
+        };
+        if !wanted {
+            return;
         }
         let orphan = self.collecting_orphans();
         let (test, require_location) = match self.tests.context() {
@@ -750,3 +798,6 @@ fn short_form_candidate(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod format_tests;

@@ -43,8 +43,16 @@ struct LastDiagnostic {
     added: bool,
 }
 
+/// The formats a tool defined in a config file can name, with their descriptions.
+pub const FORMATS: [(&str, &str); 2] =
+    [("msbuild", "MSBuild, Roslyn and NuGet diagnostics"), ("vstest", "dotnet test results (VSTest, MTP, NUnit)")];
+
 pub struct DotnetParser {
     cwd: String,
+    /// Build diagnostics are read (all tools but a config-defined `vstest`).
+    reads_build: bool,
+    /// Test results and crashes are read (all tools but a config-defined `msbuild`).
+    reads_tests: bool,
     is_test: bool,
     /// `dotnet format`: reports on one line of a file are one diagnostic.
     is_format: bool,
@@ -80,6 +88,8 @@ impl DotnetParser {
     pub fn new(context: &ParseContext) -> Self {
         DotnetParser {
             cwd: context.cwd.clone(),
+            reads_build: true,
+            reads_tests: true,
             is_test: context.tool == "dotnet.test",
             is_format: context.tool == "dotnet.format",
             diagnostics: DiagnosticSet::new(),
@@ -100,6 +110,19 @@ impl DotnetParser {
             test_runs: HashSet::new(),
             failed_projects: HashSet::new(),
         }
+    }
+
+    /// A parser that reads one of [`FORMATS`] and nothing else; None for another name.
+    /// `vstest` reads as `dotnet.test` does, build errors counting only towards the projects
+    /// that did not build.
+    pub fn for_format(format: &str, context: &ParseContext) -> Option<Self> {
+        let (reads_build, reads_tests) = match format {
+            "msbuild" => (true, false),
+            "vstest" => (false, true),
+            _ => return None,
+        };
+        let parser = DotnetParser::new(context);
+        Some(DotnetParser { reads_build, reads_tests, is_test: reads_tests, is_format: false, ..parser })
     }
 
     fn dispatch(&mut self, text: &str, number: u64) {
@@ -126,11 +149,13 @@ impl DotnetParser {
                 return;
             }
         }
-        if self.summaries.feed(trimmed) {
+        if self.reads_tests && self.summaries.feed(trimmed) {
             self.last = None;
             return;
         }
-        if let Some(block) = self.open_block(text, trimmed, number) {
+        if self.reads_tests
+            && let Some(block) = self.open_block(text, trimmed, number)
+        {
             self.block = Some(block);
             self.last = None;
             return;
@@ -158,6 +183,35 @@ impl DotnetParser {
 
     /// Lines that matter without being diagnostics. Returns true when `trimmed` was one.
     fn marker(&mut self, text: &str, trimmed: &str, number: u64) -> bool {
+        if self.reads_tests && self.test_marker(trimmed, number) {
+            return true;
+        }
+        // Which projects failed to build counts towards `vstest`'s summary too.
+        if text.starts_with("  ")
+            && let Some(project) = msbuild::terminal_logger_failed_project(text)
+        {
+            self.failed_projects.insert(project.to_ascii_lowercase());
+            self.last = None;
+            return true;
+        }
+        if !self.reads_build {
+            return false;
+        }
+        if let Some(switch) = trimmed.strip_prefix("Switch: ") {
+            self.note_on_last(format!("switch: {switch}"), number);
+            return true;
+        }
+        if (trimmed.ends_with("previous error)") || trimmed.ends_with("previous warning)"))
+            && let Some((location, _)) = trimmed.split_once(" (Location of the symbol related to previous")
+        {
+            self.note_on_last(format!("related: {}", relative_to(location.trim_end_matches(':'), &self.cwd)), number);
+            return true;
+        }
+        false
+    }
+
+    /// The test runners' lines that are no failure: which assemblies ran, sections, crashes.
+    fn test_marker(&mut self, trimmed: &str, number: u64) -> bool {
         if let Some(rest) = trimmed.strip_prefix("[xUnit.net ") {
             if let Some(name) = rest.strip_suffix("[FAIL]")
                 && let Some((_, name)) = name.split_once(']')
@@ -218,23 +272,6 @@ impl DotnetParser {
             self.awaiting_crash_test = self.crash.is_some();
             return true;
         }
-        if let Some(switch) = trimmed.strip_prefix("Switch: ") {
-            self.note_on_last(format!("switch: {switch}"), number);
-            return true;
-        }
-        if (trimmed.ends_with("previous error)") || trimmed.ends_with("previous warning)"))
-            && let Some((location, _)) = trimmed.split_once(" (Location of the symbol related to previous")
-        {
-            self.note_on_last(format!("related: {}", relative_to(location.trim_end_matches(':'), &self.cwd)), number);
-            return true;
-        }
-        if text.starts_with("  ")
-            && let Some(project) = msbuild::terminal_logger_failed_project(text)
-        {
-            self.failed_projects.insert(project.to_ascii_lowercase());
-            self.last = None;
-            return true;
-        }
         false
     }
 
@@ -254,6 +291,9 @@ impl DotnetParser {
 
     fn canonical(&mut self, c: Canonical, text: &str, number: u64) {
         if c.code.as_deref() == Some("TESTERROR") {
+            if !self.reads_tests {
+                return;
+            }
             let mut failure = Failure::new("", Some(number));
             failure.code = c.code;
             failure.location = Some((c.origin, c.line));
@@ -276,6 +316,9 @@ impl DotnetParser {
             if let Some(project) = project {
                 self.failed_projects.insert(file_stem(project).to_ascii_lowercase());
             }
+        }
+        if !self.reads_build {
+            return;
         }
 
         let mut d = Diagnostic::new(c.severity, c.message);
@@ -434,3 +477,6 @@ impl Parser for DotnetParser {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod format_tests;

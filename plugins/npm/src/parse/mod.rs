@@ -62,7 +62,33 @@ pub struct NpmParser {
     mocha: mocha::Mocha,
     node_test: node_test::NodeTest,
     reports: Vec<json_report::Report>,
+    /// A parser of one format (`formats = ["tsc"]` in a config file): the index of its
+    /// recogniser in [`NpmParser::recognisers`]; None reads everything.
+    only: Option<usize>,
 }
+
+/// The formats a tool defined in a config file can name: (name, description, index of the
+/// recogniser in [`NpmParser::recognisers`]).
+///
+/// npm's own `npm error` / `npm warn` lines belong to none of them: such a tool usually runs the
+/// program itself (`npx eslint .`), where npm prints nothing, and when it runs `npm run lint` the
+/// `Lifecycle script failed` block only repeats that the script failed, which the exit code says.
+/// Those lines reach the recogniser like any other and it leaves them, as every recogniser
+/// leaves lines that are not its format.
+pub const FORMATS: [(&str, &str, usize); 12] = [
+    ("node-crash", "Node.js uncaught exception", 0),
+    ("webpack", "webpack build errors", 2),
+    ("esbuild", "esbuild errors and warnings", 3),
+    ("vite", "Vite/Rollup build errors", 4),
+    ("next", "next build errors", 5),
+    ("prettier", "Prettier --check report", 6),
+    ("tsc", "TypeScript compiler (tsc)", 7),
+    ("eslint", "ESLint report (stylish or JSON)", ESLINT),
+    ("jest", "Jest test report", JEST),
+    ("vitest", "Vitest test report", VITEST),
+    ("mocha", "Mocha test report (spec)", 11),
+    ("node-test", "node --test report (spec or TAP)", 12),
+];
 
 impl NpmParser {
     pub fn new(context: &ParseContext) -> Self {
@@ -85,7 +111,19 @@ impl NpmParser {
             mocha: mocha::Mocha::default(),
             node_test: node_test::NodeTest::default(),
             reports: Vec::new(),
+            only: None,
         }
+    }
+
+    /// A parser that reads one of [`FORMATS`] and nothing else; None for another name.
+    pub fn for_format(format: &str, context: &ParseContext) -> Option<Self> {
+        let (_, _, index) = FORMATS.iter().find(|(name, _, _)| *name == format)?;
+        Some(NpmParser { only: Some(*index), ..NpmParser::new(context) })
+    }
+
+    /// One-line JSON reports are Jest's and Vitest's (`--json`).
+    fn reads_json_reports(&self) -> bool {
+        self.only.is_none_or(|i| i == JEST || i == VITEST)
     }
 
     /// The sink and every tool recogniser, in the order a line is offered to them.
@@ -125,10 +163,31 @@ impl NpmParser {
         (sink, recognisers)
     }
 
-    /// Offers the line to the tool recognisers in turn; true when one took it.
+    /// Offers the line to the tool recognisers in turn (or to the one format read); true when
+    /// one took it.
     fn offer(&mut self, ln: &Ln<'_>) -> bool {
+        let only = self.only;
         let (sink, recognisers) = self.recognisers();
-        recognisers.into_iter().any(|r| r.feed(ln, sink))
+        match only {
+            Some(index) => recognisers.into_iter().nth(index).is_some_and(|r| r.feed(ln, sink)),
+            None => recognisers.into_iter().any(|r| r.feed(ln, sink)),
+        }
+    }
+
+    /// A parser of one format: its JSON form, then its recogniser.
+    fn feed_format(&mut self, index: usize, ln: &Ln<'_>) {
+        let text = ln.text;
+        if index == ESLINT && text.starts_with('[') && eslint::feed_json(ln, &mut self.sink) {
+            return;
+        }
+        if (index == JEST || index == VITEST)
+            && text.starts_with('{')
+            && let Some(report) = json_report::from_line(text)
+        {
+            self.reports.push(report);
+            return;
+        }
+        self.offer(ln);
     }
 
     fn flush_tools(&mut self) {
@@ -143,6 +202,10 @@ impl Parser for NpmParser {
     fn feed(&mut self, line: Line<'_>) {
         let text = line.text();
         let ln = Ln { text: &text, number: line.number };
+        if let Some(index) = self.only {
+            self.feed_format(index, &ln);
+            return;
+        }
         let prev_blank = std::mem::replace(&mut self.prev_blank, text.trim().is_empty());
         if text.starts_with("npm ") || text.starts_with("> ") || text.starts_with("sh: ") {
             // npm's lines come after a script's output (or before the next one's): its blocks end.
@@ -169,7 +232,9 @@ impl Parser for NpmParser {
         self.npm.flush(&mut self.sink);
         self.flush_tools();
         let mut reports = std::mem::take(&mut self.reports);
-        reports.extend(end.artifacts.iter().filter_map(|path| json_report::from_file(path)));
+        if self.reads_json_reports() {
+            reports.extend(end.artifacts.iter().filter_map(|path| json_report::from_file(path)));
+        }
         for report in reports {
             report.apply(&mut self.sink);
         }
@@ -183,6 +248,11 @@ impl Parser for NpmParser {
         }
     }
 }
+
+/// Indices in [`NpmParser::recognisers`] of the formats that also come as JSON.
+const ESLINT: usize = 8;
+const JEST: usize = 9;
+const VITEST: usize = 10;
 
 /// The root package.json's `workspaces` (an array, or `{"packages": [...]}`); empty when there
 /// is none. Read once, when the parser is made, to place workspace folders (see [`Sink`]).
@@ -273,3 +343,6 @@ pub mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod format_tests;

@@ -14,6 +14,7 @@ mod doctest;
 mod hypothesis;
 mod ids;
 mod junit;
+pub mod python_traceback;
 mod stop;
 mod summary;
 mod text;
@@ -709,14 +710,7 @@ impl<'a> Assembly<'a> {
     /// The innermost of `frames` that lies in the project: under the cwd (or the rootdir of a
     /// log captured elsewhere) and not in an installed package.
     fn project_frame<'f>(&self, frames: &'f [Location]) -> Option<&'f Location> {
-        frames.iter().rev().find(|frame| {
-            let rel = self.path(&frame.file);
-            !rel.is_empty()
-                && !is_absolute(&rel)
-                && !rel.starts_with("..")
-                && !rel.starts_with('<')
-                && !rel.split(['/', '\\']).any(|part| part == "site-packages" || part == "dist-packages")
-        })
+        frames.iter().rev().find(|frame| in_project(&self.path(&frame.file)))
     }
 
     /// What did not run when the session ended early, and the way on; None when everything ran.
@@ -782,6 +776,16 @@ impl<'a> Assembly<'a> {
             _ => rel,
         }
     }
+}
+
+/// True for a path, relative to the project, of the project's own code: under it and not in an
+/// installed package.
+fn in_project(rel: &str) -> bool {
+    !rel.is_empty()
+        && !is_absolute(rel)
+        && !rel.starts_with("..")
+        && !rel.starts_with('<')
+        && !rel.split(['/', '\\']).any(|part| part == "site-packages" || part == "dist-packages")
 }
 
 /// Warning categories about the machine rather than the project: pytest could not write its

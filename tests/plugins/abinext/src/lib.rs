@@ -9,11 +9,13 @@ mod handmade;
 use handmade::*;
 use std::ffi::c_void;
 
-/// The 1.0 table, then 1.1's slot, then two slots of a minor version this host does not know.
+/// The 1.0 table, then 1.1's and 1.2's slots (no formats: left null), then two slots of a minor
+/// version this host does not know.
 #[repr(C)]
 pub struct TableNext {
     base: Table10,
     parser_feed_batch: Option<unsafe extern "C" fn(*mut c_void, *const RawLine, usize) -> u32>,
+    format_parser_new: Option<unsafe extern "C" fn(RawSlice, RawSlice, *mut *mut c_void) -> RawOutcome>,
     future_one: Option<unsafe extern "C" fn()>,
     future_two: Option<unsafe extern "C" fn()>,
 }
@@ -58,6 +60,7 @@ unsafe extern "C" fn never() {
 static TABLE: TableNext = TableNext {
     base: Table10::with(size_of::<TableNext>(), manifest, parser_finish),
     parser_feed_batch: Some(feed_batch),
+    format_parser_new: None,
     future_one: Some(never),
     future_two: Some(never),
 };

@@ -8,8 +8,13 @@
 //! but never load code (`plugin_dirs`), consent for the operator (`allow_mutating`), or reach
 //! other projects' runs.
 
+mod tools;
+
+pub use tools::{Pattern, ToolDef, severity_of};
+
 use crate::store::Retention;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -36,9 +41,12 @@ struct UserFile {
     /// Run workspace-changing tools without `confirm`.
     allow_mutating: Option<bool>,
     retention: Option<RetentionFile>,
+    #[serde(default)]
+    tools: BTreeMap<String, tools::ToolFile>,
 }
 
-/// A project's `buildvise.toml`: preferences and restrictions, never permissions.
+/// A project's `buildvise.toml`: preferences and restrictions, never permissions. Its tools run
+/// what the file says, as a package.json script does, and obey every restriction in force.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 struct ProjectFile {
@@ -49,6 +57,8 @@ struct ProjectFile {
     disable: Vec<String>,
     read_only: Option<bool>,
     retention: Option<RetentionFile>,
+    #[serde(default)]
+    tools: BTreeMap<String, tools::ToolFile>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -81,6 +91,8 @@ pub struct Config {
     pub read_only: bool,
     pub allow_mutating: bool,
     pub retention: Retention,
+    /// Tools the user's config and the project's file define.
+    pub tools: Vec<ToolDef>,
 }
 
 impl Default for Config {
@@ -94,6 +106,7 @@ impl Default for Config {
             read_only: false,
             allow_mutating: false,
             retention: Retention::default(),
+            tools: Vec::new(),
         }
     }
 }
@@ -126,6 +139,14 @@ pub enum ConfigError {
     OperatorOnly { path: PathBuf, key: &'static str },
     #[error("{}: {problem}", path.display())]
     Value { path: PathBuf, problem: MaxLinesError },
+    #[error("{}: `{key}`: {problem}", path.display())]
+    Tool { path: PathBuf, key: String, problem: String },
+    #[error(
+        "tool `{name}` is defined twice, in {} and in {}; rename one of them",
+        first.display(),
+        second.display()
+    )]
+    ToolTwice { name: String, first: PathBuf, second: PathBuf },
 }
 
 /// A `maxLines` value out of range.
@@ -169,6 +190,16 @@ impl Config {
         if let Some(r) = &file.retention {
             self.retention = r.over(&self.retention);
         }
+        self.add_tools(tools::read(file.tools, path)?)
+    }
+
+    fn add_tools(&mut self, defs: Vec<ToolDef>) -> Result<(), ConfigError> {
+        for def in defs {
+            if let Some(first) = self.tools.iter().find(|t| t.name == def.name) {
+                return Err(ConfigError::ToolTwice { name: def.name, first: first.origin.clone(), second: def.origin });
+            }
+            self.tools.push(def);
+        }
         Ok(())
     }
 
@@ -203,6 +234,7 @@ impl Config {
         }
         narrowed.disable.extend(file.disable);
         narrowed.read_only |= file.read_only.unwrap_or(false);
+        narrowed.add_tools(tools::read(file.tools, &path)?)?;
         let retention = file.retention.map(|r| ProjectRetention {
             root: path.parent().unwrap_or(Path::new("/")).to_path_buf(),
             policy: r.over(&self.retention),

@@ -1,0 +1,42 @@
+//! buildvise plugin for the toolchains that print `file:line: message` lines: GNU make with
+//! gcc or clang, Go, mypy and ruff as tools, and those plus pyright, shellcheck and a strict
+//! last-resort recogniser as formats that a tool defined in a config file can name.
+//!
+//! [`plan`] marks a tool unavailable (left out of `list`, refused by `exec`, still used by `parse`)
+//! when its program is not on PATH as the host loads the plugin; mypy and ruff run from the
+//! project's `.venv` or `venv` when it has them. [`parse`] reads each
+//! format from the printed output alone; it runs nothing and, beyond a Go module's `go.mod` to
+//! place test files, reads no files.
+
+#![forbid(unsafe_code)]
+
+mod parse;
+mod plan;
+
+use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, Parser, PlanRequest, Plugin};
+
+#[derive(Default)]
+pub struct GenericPlugin;
+
+impl Plugin for GenericPlugin {
+    fn manifest(&self) -> Manifest {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let on_path = |program: &str| std::env::split_paths(&path).any(|dir| dir.join(program).is_file());
+        Manifest::new("generic", env!("CARGO_PKG_VERSION"), plan::tools(on_path)).with_formats(parse::formats())
+    }
+
+    fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, String> {
+        plan::plan(request)
+    }
+
+    fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
+        Box::new(parse::GenericParser::new(context, plan::formats_of(&context.tool)))
+    }
+
+    fn format_parser(&self, format: &str, context: &ParseContext) -> Option<Box<dyn Parser>> {
+        let format = parse::Format::named(format)?;
+        Some(Box::new(parse::GenericParser::new(context, &[format])))
+    }
+}
+
+buildvise_plugin_api::export_plugin!(GenericPlugin);

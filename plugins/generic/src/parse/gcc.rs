@@ -1,0 +1,292 @@
+//! gcc and clang diagnostics (`file:line:col: error: message [-Wflag]`), the `In file included
+//! from` chain before one, the notes after it, its code frame, and the linker's errors as the
+//! compiler driver shows them (`file.c:(.text+0xa): undefined reference to `f'`).
+
+use super::{Found, Reader, add_note, at, extend, int};
+use buildvise_plugin_api::{Diagnostic, Severity};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static DIAGNOSTIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>\s*\S.*)$",
+    )
+    .expect("valid regex")
+});
+
+/// The option that enabled a warning, at the end of its message: `[-Wunused-variable]`,
+/// `[-Werror=format=]`.
+static FLAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r" \[(?P<flag>-[Wf][^\]\s]+)\]$").expect("valid regex"));
+
+/// A linker error about a symbol, at the source file (and line, with debug info) that refers to
+/// it, or at an object file: `linkmain.c:(.text+0xa): undefined reference to `compute'`.
+static SYMBOL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:\S*\bld(?:\.\w+)?: )?(?P<file>[^\s:][^:]*):(?:(?P<line>\d+)|\([^)]*\)): (?P<msg>(?:undefined reference to|multiple definition of) .*)$",
+    )
+    .expect("valid regex")
+});
+
+#[derive(Default)]
+pub(crate) struct Gcc {
+    /// `included from main.c:2` notes for the diagnostic that follows the chain.
+    included: Vec<String>,
+    /// Whether the last diagnostic added is this reader's, so notes and frames belong to it.
+    open: bool,
+}
+
+impl Reader for Gcc {
+    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        if let Some(from) = text.strip_prefix("In file included from ").or_else(|| from_line(text)) {
+            let from = from.trim_end_matches([',', ':']);
+            self.included.push(format!("included from {from}"));
+            return true;
+        }
+        if self.open && is_frame(text) {
+            if let Some(d) = found.last_mut() {
+                extend(d, number);
+            }
+            return true;
+        }
+        if is_context(text) {
+            return true;
+        }
+        if let Some(taken) = self.driver(text, number, found) {
+            return taken;
+        }
+        if !(text.contains(": error: ")
+            || text.contains(": warning: ")
+            || text.contains(": note: ")
+            || text.contains(": fatal error: "))
+        {
+            return self.linker(text, number, found);
+        }
+        let Some(caps) = DIAGNOSTIC.captures(text) else { return false };
+        let file = found.path(&caps["file"]);
+        let (line, col) = (int(caps.name("line")), int(caps.name("col")));
+        let mut message = &caps["msg"];
+        if &caps["sev"] == "note" {
+            if self.open
+                && let Some(d) = found.last_mut()
+            {
+                let same_place = d.file.as_deref() == Some(file.as_str()) && d.line == line;
+                let message = message.trim();
+                let note =
+                    if same_place { message.to_string() } else { format!("{file}:{}: {message}", line.unwrap_or(0)) };
+                add_note(d, &note, number);
+            }
+            return true;
+        }
+        let severity = if &caps["sev"] == "warning" { Severity::Warning } else { Severity::Error };
+        let mut code = None;
+        if let Some(flag) = FLAG.captures(message) {
+            code = Some(flag["flag"].to_string());
+            message = &message[..flag.get(0).map_or(message.len(), |m| m.start())];
+        }
+        let mut d = at(severity, message, file, line, col, number);
+        if let Some(code) = code {
+            d = d.with_code(code);
+        }
+        d.notes = std::mem::take(&mut self.included);
+        self.open = found.push(d);
+        true
+    }
+}
+
+impl Gcc {
+    /// Lines of the compiler driver and linker that name no source line: `cc1: all warnings being
+    /// treated as errors`, `collect2: error: ld returned 1 exit status`, `cc: error: x.c: No such
+    /// file or directory`. None when `text` is none of them.
+    fn driver(&mut self, text: &str, number: u64, found: &mut Found) -> Option<bool> {
+        let (program, rest) = text.split_once(": ")?;
+        if program.contains(' ') {
+            return None;
+        }
+        let name = program.rsplit('/').next().unwrap_or(program);
+        let is_ld = name == "ld" || name.starts_with("ld.");
+        let is_driver = ["cc", "gcc", "g++", "c++", "clang", "clang++", "cc1", "cc1plus", "collect2"]
+            .iter()
+            .any(|d| name == *d || name.strip_prefix(d).is_some_and(|v| v.starts_with('-')));
+        if !is_ld && !is_driver {
+            return None;
+        }
+        self.open = false;
+        if is_ld {
+            // `/usr/bin/ld: main.o: in function `main':` only says where the next line's symbol
+            // was used; the next line names the source file.
+            if rest.contains(": in function `") || rest.starts_with("warning: ") && rest.contains("in function") {
+                return Some(true);
+            }
+            if SYMBOL.is_match(text) {
+                return Some(self.linker(text, number, found));
+            }
+            let d = Diagnostic::error(rest.trim()).with_log_range(number, number);
+            self.open = found.push(d);
+            return Some(true);
+        }
+        let rest = rest.trim();
+        if rest.starts_with("error: ld returned") || rest.starts_with("error: linker command failed") {
+            found
+                .consequences
+                .push(Diagnostic::error(rest.trim_start_matches("error: ")).with_log_range(number, number));
+        } else if let Some(message) = rest.strip_prefix("error: ").or_else(|| rest.strip_prefix("fatal error: ")) {
+            self.open = found.push(Diagnostic::error(message).with_log_range(number, number));
+        } else if let Some(message) = rest.strip_prefix("warning: ") {
+            self.open = found.push(Diagnostic::warning(message).with_log_range(number, number));
+        }
+        Some(true)
+    }
+
+    fn linker(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        if !(text.contains("undefined reference to") || text.contains("multiple definition of")) {
+            return false;
+        }
+        let Some(caps) = SYMBOL.captures(text) else { return false };
+        let file = &caps["file"];
+        let message = &caps["msg"];
+        let d = if file.ends_with(".o") || file.ends_with(".a") || file.ends_with(')') {
+            Diagnostic::error(message).with_log_range(number, number)
+        } else {
+            at(Severity::Error, message, found.path(file), int(caps.name("line")), None, number)
+        };
+        self.open = found.push(d);
+        true
+    }
+}
+
+/// `                 from util.h:3,`: the rest of an include chain.
+fn from_line(text: &str) -> Option<&str> {
+    let rest = text.trim_start();
+    (rest.len() + 10 < text.len()).then(|| rest.strip_prefix("from "))?
+}
+
+/// A line of a code frame: `    3 | int x = y;` or `      |         ^~`.
+fn is_frame(text: &str) -> bool {
+    let rest = text.trim_start_matches(' ');
+    if rest.len() == text.len() {
+        return false;
+    }
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.starts_with(" |") || rest.starts_with('|')
+}
+
+/// `main.c: In function ‘main’:`, `a.cpp: At global scope:`, `compilation terminated.`,
+/// `1 warning and 2 errors generated.`: what frames a diagnostic, not one.
+fn is_context(text: &str) -> bool {
+    if text == "compilation terminated." || (text.ends_with(" generated.") && text.contains(" error")) {
+        return true;
+    }
+    if text.ends_with(" generated.") && text.contains(" warning") {
+        return true;
+    }
+    let Some((file, rest)) = text.split_once(": ") else { return false };
+    !file.contains(' ') && text.ends_with(':') && (rest.starts_with("In ") || rest.starts_with("At "))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::Format;
+    use crate::parse::testing::{brief, parse};
+
+    /// `make` with gcc 12.2.0 on a file that includes a broken header.
+    const COMPILE: &str = "\
+cc -Wall -Wextra -c main.c -o main.o
+In file included from main.c:2:
+util.h: In function ‘twice’:
+util.h:3:46: error: expected ‘;’ before ‘}’ token
+    3 | static inline int twice(int x) { return x * 2 }
+      |                                              ^~
+      |                                              ;
+main.c: In function ‘main’:
+main.c:7:15: warning: initialization of ‘char *’ from ‘int’ makes pointer from integer without a cast [-Wint-conversion]
+    7 |     char *s = total;
+      |               ^~~~~
+main.c:9:12: error: ‘undefined_name’ undeclared (first use in this function)
+    9 |     return undefined_name;
+      |            ^~~~~~~~~~~~~~
+main.c:9:12: note: each undeclared identifier is reported only once for each function it appears in
+main.c:5:9: warning: unused variable ‘unused’ [-Wunused-variable]
+    5 |     int unused;
+      |         ^~~~~~
+";
+
+    #[test]
+    fn reads_errors_warnings_flags_notes_and_the_include_chain() {
+        let result = parse(&[Format::Gcc], COMPILE, 2);
+        assert_eq!(
+            brief(&result),
+            [
+                "error util.h:3:46 expected ‘;’ before ‘}’ token",
+                "warning main.c:7:15 initialization of ‘char *’ from ‘int’ makes pointer from integer without a cast [-Wint-conversion]",
+                "error main.c:9:12 ‘undefined_name’ undeclared (first use in this function)",
+                "warning main.c:5:9 unused variable ‘unused’ [-Wunused-variable]",
+            ]
+        );
+        let d = &result.diagnostics;
+        assert_eq!(d[0].notes, ["included from main.c:2"]);
+        assert_eq!(d[0].log_range.map(|r| (r.start, r.end)), Some((4, 7)), "the frame belongs to it");
+        assert_eq!(d[2].notes, ["each undeclared identifier is reported only once for each function it appears in"]);
+        assert!(d[1].notes.is_empty());
+    }
+
+    #[test]
+    fn keeps_notes_at_other_places_with_their_location() {
+        let log = "\
+a.cpp: In function ‘int main()’:
+a.cpp:6:9: error: no matching function for call to ‘take(std::string&)’
+    6 |     take(s);
+      |     ~~~~^~~
+a.cpp:2:6: note: candidate: ‘void take(int)’
+    2 | void take(int x);
+      |      ^~~~
+a.cpp:3:6: note: candidate: ‘void take(double, int)’
+a.cpp:3:6: note:   candidate expects 2 arguments, 1 provided
+";
+        let result = parse(&[Format::Gcc], log, 1);
+        assert_eq!(brief(&result), ["error a.cpp:6:9 no matching function for call to ‘take(std::string&)’"]);
+        assert_eq!(
+            result.diagnostics[0].notes,
+            [
+                "a.cpp:2: candidate: ‘void take(int)’",
+                "a.cpp:3: candidate: ‘void take(double, int)’",
+                "a.cpp:3: candidate expects 2 arguments, 1 provided"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_header_is_a_fatal_error() {
+        let log = "\
+needs_header.c:1:10: fatal error: missing.h: No such file or directory
+    1 | #include \"missing.h\"
+      |          ^~~~~~~~~~~
+compilation terminated.
+";
+        let result = parse(&[Format::Gcc], log, 1);
+        assert_eq!(brief(&result), ["error needs_header.c:1:10 missing.h: No such file or directory"]);
+    }
+
+    #[test]
+    fn an_undefined_reference_is_an_error_at_the_referencing_file_and_ld_s_exit_only_a_consequence() {
+        let log = "\
+/usr/bin/ld: /tmp/ccr7Ly63.o: in function `main':
+linkmain.c:(.text+0xa): undefined reference to `compute'
+collect2: error: ld returned 1 exit status
+";
+        let result = parse(&[Format::Gcc], log, 1);
+        assert_eq!(brief(&result), ["error linkmain.c undefined reference to `compute'"]);
+        let alone = parse(&[Format::Gcc], "collect2: error: ld returned 1 exit status\n", 1);
+        assert_eq!(brief(&alone), ["error - ld returned 1 exit status"], "kept when nothing explains it");
+        let library = parse(&[Format::Gcc], "/usr/bin/ld: cannot find -lnosuch: No such file or directory\n", 1);
+        assert_eq!(brief(&library), ["error - cannot find -lnosuch: No such file or directory"]);
+    }
+
+    #[test]
+    fn with_debug_info_the_reference_has_a_line() {
+        let log = "\
+/usr/bin/ld: /tmp/cc8.o: in function `main':
+/home/dev/src/demo/linkmain.c:4: undefined reference to `compute'
+";
+        assert_eq!(brief(&parse(&[Format::Gcc], log, 1)), ["error linkmain.c:4 undefined reference to `compute'"]);
+    }
+}

@@ -1,0 +1,453 @@
+//! Go's output: `go build` and `go vet` errors (`cmd/app/main.go:9:14: msg` under a `# pkg`
+//! header, vet's own with a `vet: ` prefix), and `go test`'s results.
+//!
+//! A failed test is one error at its first `file_test.go:12: message` line. Go prints those
+//! paths relative to the package's directory, so the package (from the `ok`/`FAIL pkg` line that
+//! closes its output) and the module path (from `go.mod`, or learnt from a `# pkg` header and
+//! the file under it) give the path from the cwd. A parent test that failed only because a
+//! subtest did is not reported again. A panic in a test is an error at its top frame in the
+//! module. With `-v`, the `--- PASS/FAIL/SKIP` lines of leaf tests (subtests, and tests without
+//! subtests) are the test summary; without it go prints no passes, so there is no summary rather
+//! than a wrong one. The `ok`/`FAIL pkg` lines only close packages: a package that failed to
+//! build (`[build failed]`) is explained by its compile errors.
+
+use super::{Found, Reader, at, extend, int};
+use buildvise_plugin_api::{Diagnostic, Severity, TestSummary, relative_to};
+use regex::Regex;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+static COMPILE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:vet: )?(?P<file>[^\s:][^:]*\.go):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>\s*\S.*)$")
+        .expect("valid regex")
+});
+
+static RESULT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*--- (?P<result>FAIL|PASS|SKIP): (?P<name>\S+) \(\d").expect("valid regex"));
+
+/// A test's message: `    calc_test.go:7: Add(2, 2) = 4, want 5`.
+static MESSAGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s+(?P<file>[\w.\-]+\.go):(?P<line>\d+): (?P<msg>\s*\S.*)$").expect("valid regex"));
+
+/// A package's last line: `ok  pkg 0.01s`, `FAIL pkg 0.01s`, `FAIL pkg [build failed]` (tab-separated).
+static PACKAGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?:ok|FAIL|\?)\s+(?P<pkg>\S+)(?:\s+(?P<rest>.*))?$").expect("valid regex"));
+
+pub(crate) struct Go {
+    /// The module path, from the cwd's `go.mod` or learnt from the output.
+    module: Option<String>,
+    /// The package of the last `# pkg` header, to learn the module path from its first file.
+    header: Option<String>,
+    /// The test whose output follows (`=== RUN`, or a `--- FAIL` that prints its messages after).
+    owner: Option<String>,
+    /// Results of the package being printed, not closed by its `ok`/`FAIL` line yet.
+    open: Vec<Outcome>,
+    /// Every result, with its package once known.
+    done: Vec<(Option<String>, Outcome)>,
+    /// Per test name: its first message, `(file, line, message, log line)`.
+    messages: HashMap<String, (String, u32, String, u64)>,
+    /// A panic being read: its message, log line, the test, and its chosen frame.
+    panic: Option<Panic>,
+    /// Tests whose failure is a panic already reported.
+    explained: Vec<String>,
+    /// Saw `=== RUN` or `--- PASS`: the run was verbose, so the results are complete.
+    verbose: bool,
+}
+
+struct Outcome {
+    name: String,
+    verdict: Verdict,
+    number: u64,
+}
+
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum Verdict {
+    Fail,
+    Pass,
+    Skip,
+}
+
+struct Panic {
+    message: String,
+    test: Option<String>,
+    start: u64,
+    end: u64,
+    /// The function of the frame whose location comes next.
+    function: Option<String>,
+    frame: Option<(String, u32)>,
+}
+
+impl Go {
+    pub(crate) fn new(cwd: &str) -> Self {
+        let module = std::fs::read_to_string(format!("{cwd}/go.mod")).ok().and_then(|text| {
+            text.lines().find_map(|l| l.strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
+        });
+        Go {
+            module,
+            header: None,
+            owner: None,
+            open: Vec::new(),
+            done: Vec::new(),
+            messages: HashMap::new(),
+            panic: None,
+            explained: Vec::new(),
+            verbose: false,
+        }
+    }
+}
+
+impl Reader for Go {
+    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        if self.panic.is_some() && self.panic_line(text, number, found) {
+            return true;
+        }
+        if let Some(pkg) = text.strip_prefix("# ") {
+            self.header = pkg.split_whitespace().next().map(str::to_string);
+            return true;
+        }
+        if let Some(rest) = text.strip_prefix("=== ") {
+            self.verbose = true;
+            // `=== RUN   TestX`, `=== CONT  TestX`, `=== PAUSE TestX`, `=== NAME  TestX`.
+            self.owner = rest.split_whitespace().nth(1).map(str::to_string);
+            return true;
+        }
+        if text.trim_start().starts_with("--- ")
+            && let Some(caps) = RESULT.captures(text)
+        {
+            let result = match &caps["result"] {
+                "FAIL" => Verdict::Fail,
+                "PASS" => Verdict::Pass,
+                _ => Verdict::Skip,
+            };
+            self.verbose |= result == Verdict::Pass;
+            let name = caps["name"].to_string();
+            self.owner = Some(name.clone());
+            self.open.push(Outcome { name, verdict: result, number });
+            return true;
+        }
+        if text.starts_with([' ', '\t']) && text.contains(".go:") {
+            if let Some(caps) = MESSAGE.captures(text)
+                && let Some(owner) = &self.owner
+            {
+                self.messages.entry(owner.clone()).or_insert_with(|| {
+                    let line = caps["line"].parse().unwrap_or(0);
+                    (caps["file"].to_string(), line, caps["msg"].to_string(), number)
+                });
+            }
+            return true;
+        }
+        if let Some(message) = text.strip_prefix("panic: ") {
+            let message = message.strip_suffix(" [recovered]").unwrap_or(message);
+            self.panic = Some(Panic {
+                message: format!("panic: {message}"),
+                test: self.owner.clone(),
+                start: number,
+                end: number,
+                function: None,
+                frame: None,
+            });
+            return true;
+        }
+        if text == "FAIL" || text == "PASS" || text.starts_with("exit status ") {
+            return true;
+        }
+        if (text.starts_with("ok ") || text.starts_with("FAIL\t") || text.starts_with("?"))
+            && self.package(text, number, found)
+        {
+            return true;
+        }
+        if let Some(rest) = text.strip_prefix("go: ") {
+            const PROGRESS: &[&str] = &["downloading ", "finding ", "extracting ", "added ", "upgraded ", "creating "];
+            if !PROGRESS.iter().any(|p| rest.starts_with(p)) {
+                found.push(Diagnostic::error(rest.trim()).with_log_range(number, number));
+            }
+            return true;
+        }
+        if text.contains(".go:")
+            && let Some(caps) = COMPILE.captures(text)
+        {
+            let file = &caps["file"];
+            self.learn_module(file);
+            let d = at(
+                Severity::Error,
+                &caps["msg"],
+                found.path(file),
+                int(caps.name("line")),
+                int(caps.name("col")),
+                number,
+            );
+            found.push(d);
+            return true;
+        }
+        false
+    }
+
+    fn close(&mut self, found: &mut Found) {
+        if let Some(panic) = self.panic.take() {
+            self.add_panic(panic, found);
+        }
+        let pending: Vec<Outcome> = self.open.drain(..).collect();
+        self.done.extend(pending.into_iter().map(|o| (None, o)));
+        let done = std::mem::take(&mut self.done);
+        let is_parent = |name: &str| {
+            done.iter().any(|(_, o)| {
+                o.name.len() > name.len() && o.name.starts_with(name) && o.name[name.len()..].starts_with('/')
+            })
+        };
+        let mut summary = TestSummary::default();
+        for (package, outcome) in &done {
+            if is_parent(&outcome.name) {
+                continue;
+            }
+            summary.total += 1;
+            match outcome.verdict {
+                Verdict::Pass => summary.passed += 1,
+                Verdict::Skip => summary.skipped += 1,
+                Verdict::Fail => {
+                    summary.failed += 1;
+                    self.add_failure(package.as_deref(), outcome, found);
+                }
+            }
+        }
+        if self.verbose && summary.total > 0 {
+            found.summary = Some(summary);
+        }
+    }
+}
+
+impl Go {
+    /// A line while a panic is read: its second message, goroutine headers and frames. False at
+    /// the first line that is none of these.
+    fn panic_line(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        let Some(panic) = self.panic.as_mut() else { return false };
+        if text.is_empty()
+            || text.starts_with("goroutine ")
+            || text.starts_with("\tpanic: ")
+            || text.starts_with("[signal ")
+        {
+            panic.end = number;
+            return true;
+        }
+        if let Some(location) = text.strip_prefix('\t') {
+            panic.end = number;
+            let location = location.split(" +0x").next().unwrap_or(location);
+            let function = panic.function.take().unwrap_or_default();
+            if panic.frame.is_none()
+                && let Some((file, line)) = location.rsplit_once(':')
+                && let Ok(line) = line.parse()
+            {
+                let internal = ["runtime.", "testing.", "panic("].iter().any(|p| function.starts_with(p))
+                    || file.contains("/src/runtime/")
+                    || file.contains("/src/testing/");
+                let relative = relative_to(file, &found.cwd);
+                if !internal && !buildvise_plugin_api::is_absolute(&relative) {
+                    self.learn_from_frame(&function, &relative);
+                    let panic = self.panic.as_mut().expect("reading a panic");
+                    panic.frame = Some((relative, line));
+                }
+            }
+            return true;
+        }
+        if text.starts_with("created by ") || (!text.starts_with(' ') && text.ends_with(')')) {
+            panic.end = number;
+            panic.function = Some(text.to_string());
+            return true;
+        }
+        let panic = self.panic.take().expect("reading a panic");
+        self.add_panic(panic, found);
+        false
+    }
+
+    fn add_panic(&mut self, panic: Panic, found: &mut Found) {
+        let mut d = match &panic.frame {
+            Some((file, line)) => at(Severity::Error, &panic.message, file.clone(), Some(*line), None, panic.start),
+            None => Diagnostic::error(panic.message.clone()).with_log_range(panic.start, panic.start),
+        };
+        extend(&mut d, panic.end);
+        if let Some(test) = &panic.test {
+            d = d.with_test(test.clone());
+            // The test's failure is this panic: no second error for it.
+            self.messages.remove(test);
+            remember_failed(found, test);
+            self.explained.push(test.clone());
+        }
+        found.push(d);
+    }
+
+    /// A package's closing line; true when `text` is one.
+    fn package(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        let Some(caps) = PACKAGE.captures(text) else { return false };
+        let pkg = caps["pkg"].to_string();
+        let rest = caps.name("rest").map_or("", |m| m.as_str());
+        if rest.starts_with("[build failed]") || rest.starts_with("[setup failed]") {
+            let what = rest.trim_start_matches('[').trim_end_matches(']');
+            found.consequences.push(Diagnostic::error(format!("{pkg}: {what}")).with_log_range(number, number));
+        }
+        let closed: Vec<Outcome> = self.open.drain(..).collect();
+        self.done.extend(closed.into_iter().map(|o| (Some(pkg.clone()), o)));
+        self.owner = None;
+        true
+    }
+
+    fn add_failure(&self, package: Option<&str>, outcome: &Outcome, found: &mut Found) {
+        remember_failed(found, &outcome.name);
+        if self.explained.contains(&outcome.name) {
+            return;
+        }
+        let d = match self.messages.get(&outcome.name) {
+            Some((file, line, message, number)) => {
+                let file = match self.package_dir(package) {
+                    Some(dir) if !dir.is_empty() => format!("{dir}/{file}"),
+                    _ => file.clone(),
+                };
+                let mut d = at(Severity::Error, message, file, Some(*line), None, *number);
+                extend(&mut d, outcome.number.max(*number));
+                d
+            }
+            None => {
+                Diagnostic::error(format!("{} failed", outcome.name)).with_log_range(outcome.number, outcome.number)
+            }
+        };
+        found.push(d.with_test(outcome.name.clone()));
+    }
+
+    /// The package's directory from the cwd, when the module path is known.
+    fn package_dir(&self, package: Option<&str>) -> Option<String> {
+        let (package, module) = (package?, self.module.as_deref()?);
+        let rest = package.strip_prefix(module)?;
+        Some(rest.trim_start_matches('/').to_string())
+    }
+
+    /// Learns the module path from the first file under a `# pkg` header: package
+    /// `example.com/m/cmd/app` with file `cmd/app/main.go` is module `example.com/m`.
+    fn learn_module(&mut self, file: &str) {
+        let Some(header) = self.header.take() else { return };
+        if self.module.is_some() {
+            return;
+        }
+        let dir = file.rsplit_once('/').map_or("", |(dir, _)| dir).trim_start_matches("./");
+        self.module = if dir.is_empty() {
+            Some(header)
+        } else {
+            header.strip_suffix(dir).and_then(|m| m.strip_suffix('/')).map(str::to_string)
+        };
+    }
+
+    /// Learns the module path from a frame: `example.com/m/panicky.At(...)` at `panicky/p.go`.
+    fn learn_from_frame(&mut self, function: &str, file: &str) {
+        if self.module.is_some() {
+            return;
+        }
+        let Some((dir, _)) = file.rsplit_once('/') else { return };
+        let path = function.split('(').next().unwrap_or(function);
+        let Some(slash) = path.rfind('/') else { return };
+        let package_end = path[slash..].find('.').map_or(path.len(), |i| slash + i);
+        self.module = path[..package_end].strip_suffix(dir).and_then(|m| m.strip_suffix('/')).map(str::to_string);
+    }
+}
+
+fn remember_failed(found: &mut Found, name: &str) {
+    if !found.failed_tests.iter().any(|t| t == name) {
+        found.failed_tests.push(name.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::Format;
+    use crate::parse::testing::{brief, parse};
+    use buildvise_plugin_api::TestSummary;
+
+    /// go 1.19.8, `go test ./...` on a module (example.com/demo) with a package that does not
+    /// compile, a failing test and subtest, a vet finding, and a panicking test.
+    const TEST: &str = "\
+# example.com/demo/cmd/app
+cmd/app/main.go:5:2: imported and not used: \"os\"
+cmd/app/main.go:10:14: undefined: y
+--- FAIL: TestAdd (0.00s)
+    calc_test.go:7: Add(2, 2) = 4, want 5
+--- FAIL: TestTable (0.00s)
+    --- FAIL: TestTable/case#01 (0.00s)
+        calc_test.go:25: Add(2, 2) = 4, want 5
+FAIL
+FAIL	example.com/demo/calc	0.010s
+# example.com/demo/vetpkg
+vetpkg/v.go:6:2: fmt.Printf format %s has arg n of wrong type int
+--- FAIL: TestAt (0.00s)
+panic: runtime error: index out of range [5] with length 2 [recovered]
+	panic: runtime error: index out of range [5] with length 2
+
+goroutine 6 [running]:
+testing.tRunner.func1.2({0x518a00, 0xc000018060})
+	/usr/lib/go-1.19/src/testing/testing.go:1396 +0x24e
+panic({0x518a00, 0xc000018060})
+	/usr/lib/go-1.19/src/runtime/panic.go:884 +0x212
+example.com/demo/panicky.At(...)
+	/home/dev/src/demo/panicky/p.go:4
+example.com/demo/panicky.TestAt(0x0?)
+	/home/dev/src/demo/panicky/p_test.go:6 +0x1d
+testing.tRunner(0xc000007860, 0x52f2e8)
+	/usr/lib/go-1.19/src/testing/testing.go:1446 +0x10b
+created by testing.(*T).Run
+	/usr/lib/go-1.19/src/testing/testing.go:1493 +0x35f
+FAIL	example.com/demo/panicky	0.008s
+";
+
+    #[test]
+    fn reads_compile_errors_failed_tests_and_panics() {
+        let result = parse(&[Format::Go], TEST, 2);
+        assert_eq!(
+            brief(&result),
+            [
+                "error cmd/app/main.go:5:2 imported and not used: \"os\"",
+                "error cmd/app/main.go:10:14 undefined: y",
+                "error vetpkg/v.go:6:2 fmt.Printf format %s has arg n of wrong type int",
+                "error panicky/p.go:4 panic: runtime error: index out of range [5] with length 2",
+                "error calc/calc_test.go:7 Add(2, 2) = 4, want 5",
+                "error calc/calc_test.go:25 Add(2, 2) = 4, want 5",
+            ]
+        );
+        assert_eq!(result.failed_tests, ["TestAt", "TestAdd", "TestTable/case#01"]);
+        assert_eq!(result.diagnostics[5].test.as_deref(), Some("TestTable/case#01"));
+        assert_eq!(result.summary, None, "without -v go prints no passes");
+    }
+
+    #[test]
+    fn counts_leaf_tests_with_v_and_reads_messages_printed_before_the_result() {
+        // go 1.19.8, `go test -v ./...` on example.com/shapes, whose shapes package does not build.
+        let log = "\
+# example.com/shapes/shapes [example.com/shapes/shapes.test]
+shapes/area.go:8:13: undefined: factor
+=== RUN   TestPerimeter
+    geom_test.go:7: Perimeter(2, 3) = 5, want 10
+--- FAIL: TestPerimeter (0.00s)
+=== RUN   TestPerimeterZero
+--- PASS: TestPerimeterZero (0.00s)
+FAIL
+FAIL	example.com/shapes/geom	0.007s
+FAIL	example.com/shapes/shapes [build failed]
+FAIL
+";
+        let result = parse(&[Format::Go], log, 2);
+        assert_eq!(
+            brief(&result),
+            ["error shapes/area.go:8:13 undefined: factor", "error geom/geom_test.go:7 Perimeter(2, 3) = 5, want 10"]
+        );
+        assert_eq!(result.summary, Some(TestSummary::new(1, 1, 0, 2)));
+    }
+
+    #[test]
+    fn vet_prefixes_type_errors() {
+        // go 1.19.8, `go vet ./...`.
+        let log = "\
+# example.com/demo/cmd/app
+vet: cmd/app/main.go:9:14: cannot use \"hello\" (untyped string constant) as int value in variable declaration
+";
+        assert_eq!(
+            brief(&parse(&[Format::Go], log, 2)),
+            [
+                "error cmd/app/main.go:9:14 cannot use \"hello\" (untyped string constant) as int value in variable declaration"
+            ]
+        );
+    }
+}

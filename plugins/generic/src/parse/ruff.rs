@@ -1,0 +1,208 @@
+//! `ruff check` findings, in both forms ruff prints: the default full form (a `F401 [*] message`
+//! headline, then ` --> path:line:col` and a code frame) and the concise one
+//! (`path:line:col: F401 [*] message`). Each finding is an error: ruff counts them as errors and
+//! fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code. The
+//! closing `Found 6 errors.` and the fixable count are not diagnostics.
+
+use super::{Found, Reader, at, extend};
+use buildvise_plugin_api::Severity;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// The full form's headline: a rule code, or a kebab-case kind with a colon.
+static HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(?P<code>[A-Z]+[0-9]+)|(?P<kind>[a-z][a-z-]*):) (?:\[\*\] )?(?P<msg>\s*\S.*)$")
+        .expect("valid regex")
+});
+
+static ARROW: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*--> (?P<file>.+):(?P<line>\d+):(?P<col>\d+)$").expect("valid regex"));
+
+static CONCISE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): (?:(?P<code>[A-Z]+[0-9]+)|(?P<kind>[a-z][a-z-]*):) (?:\[\*\] )?(?P<msg>\s*\S.*)$",
+    )
+    .expect("valid regex")
+});
+
+#[derive(Default)]
+pub(crate) struct Ruff {
+    /// A headline waiting for its ` --> ` line: code, message, log line.
+    headline: Option<(String, String, u64)>,
+    /// Inside a finding's frame: its lines belong to the last diagnostic.
+    in_frame: bool,
+}
+
+impl Reader for Ruff {
+    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        if let Some((code, message, start)) = self.headline.take()
+            && let Some(caps) = ARROW.captures(text)
+        {
+            let (line, col) = (caps["line"].parse().ok(), caps["col"].parse().ok());
+            let mut d = at(Severity::Error, &message, found.path(&caps["file"]), line, col, start);
+            extend(&mut d, number);
+            if !code.is_empty() {
+                d = d.with_code(code);
+            }
+            self.in_frame = found.push(d);
+            return true;
+        }
+        if self.in_frame {
+            if text.is_empty() {
+                self.in_frame = false;
+                return true;
+            }
+            if text.starts_with(' ')
+                || text.starts_with(|c: char| c.is_ascii_digit())
+                || text.starts_with("help: ")
+                || text.starts_with("note: ")
+            {
+                if let Some(d) = found.last_mut() {
+                    extend(d, number);
+                }
+                return true;
+            }
+            self.in_frame = false;
+        }
+        if text.starts_with("Found ") && text.ends_with(['.', ')']) && text.contains(" error")
+            || text.starts_with("[*] ")
+            || text == "All checks passed!"
+        {
+            return true;
+        }
+        if let Some(caps) = HEADLINE.captures(text) {
+            let code = caps.name("code").or(caps.name("kind")).map_or("", |m| m.as_str());
+            self.headline = Some((code.to_string(), caps["msg"].to_string(), number));
+            return true;
+        }
+        if !text.contains(": ") {
+            return false;
+        }
+        let Some(caps) = CONCISE.captures(text) else { return false };
+        let (line, col) = (caps["line"].parse().ok(), caps["col"].parse().ok());
+        let code = caps.name("code").or(caps.name("kind")).map_or("", |m| m.as_str());
+        let d = at(Severity::Error, &caps["msg"], found.path(&caps["file"]), line, col, number).with_code(code);
+        found.push(d);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::Format;
+    use crate::parse::testing::{brief, parse};
+
+    /// ruff 0.17.6, `ruff check .` (the default, full output).
+    const FULL: &str = "\
+F401 [*] `os` imported but unused
+ --> pkg/core.py:1:8
+  |
+1 | import os
+  |        ^^
+2 | import sys
+3 | from typing import Optional
+  |
+help: Remove unused import: `os`
+  |
+  - import os
+1 | import sys
+  |
+
+UP045 [*] Use `X | None` for type annotations
+  --> pkg/core.py:14:38
+   |
+14 | def find(xs: list[str], key: str) -> Optional[str]:
+   |                                      ^^^^^^^^^^^^^
+15 |     for x in xs:
+16 |         if x == key:
+   |
+help: Convert to `X | None`
+   |
+13 |
+   - def find(xs: list[str], key: str) -> Optional[str]:
+14 + def find(xs: list[str], key: str) -> str | None:
+15 |     for x in xs:
+   |
+
+F841 Local variable `l` is assigned to but never used
+ --> pkg/util.py:2:5
+  |
+1 | def f(x):
+2 |     l = 1
+  |     ^
+3 |     if x == None:
+4 |         return undefined_thing
+  |
+help: Remove assignment to unused variable `l`
+  |
+1 | def f(x):
+  -     l = 1
+2 |     if x == None:
+  |
+note: This is an unsafe fix and may change runtime behavior
+
+F821 Undefined name `undefined_thing`
+ --> pkg/util.py:4:16
+  |
+2 |     l = 1
+3 |     if x == None:
+4 |         return undefined_thing
+  |                ^^^^^^^^^^^^^^^
+5 |     return x
+  |
+
+Found 4 errors.
+[*] 2 fixable with `--fix` (1 unsafe fix available with `--fix --unsafe-fixes`).
+";
+
+    #[test]
+    fn reads_the_full_form() {
+        let result = parse(&[Format::Ruff], FULL, 1);
+        assert_eq!(
+            brief(&result),
+            [
+                "error pkg/core.py:1:8 `os` imported but unused [F401]",
+                "error pkg/core.py:14:38 Use `X | None` for type annotations [UP045]",
+                "error pkg/util.py:2:5 Local variable `l` is assigned to but never used [F841]",
+                "error pkg/util.py:4:16 Undefined name `undefined_thing` [F821]",
+            ]
+        );
+        assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 13)), "the frame and help");
+    }
+
+    #[test]
+    fn reads_the_concise_form() {
+        let log = "\
+pkg/util.py:2:5: F841 Local variable `l` is assigned to but never used
+pkg/core.py:1:8: F401 [*] `os` imported but unused
+Found 2 errors.
+1 unsafe fix available with `--fix --unsafe-fixes`.
+";
+        assert_eq!(
+            brief(&parse(&[Format::Ruff], log, 1)),
+            [
+                "error pkg/util.py:2:5 Local variable `l` is assigned to but never used [F841]",
+                "error pkg/core.py:1:8 `os` imported but unused [F401]",
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_syntax_errors() {
+        let log = "\
+invalid-syntax: Expected a parameter or the end of the parameter list
+ --> bad.py:1:7
+  |
+1 | def f(:
+  |       ^
+2 |     pass
+  |
+
+Found 1 error.
+";
+        assert_eq!(
+            brief(&parse(&[Format::Ruff], log, 1)),
+            ["error bad.py:1:7 Expected a parameter or the end of the parameter list [invalid-syntax]"]
+        );
+    }
+}

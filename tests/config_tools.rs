@@ -1,0 +1,203 @@
+//! Tools defined in config files (`[tools."NAME"]` in a project's buildvise.toml or the user's
+//! config.toml), end to end: the real binary runs what the file says, reads it through the
+//! formats plugins export or the file's own patterns, lists it with where it comes from, and holds
+//! it to every restriction the operator set.
+
+mod common;
+
+use common::mcp::connect;
+use common::{Sandbox, cargo_plugin, run_id, runs};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// A project under the sandbox's work dir whose buildvise.toml holds `config`.
+fn project(sb: &Sandbox, name: &str, config: &str) -> PathBuf {
+    let dir = sb.work().join(name);
+    std::fs::create_dir_all(&dir).expect("project dir");
+    std::fs::write(dir.join("buildvise.toml"), config).expect("write buildvise.toml");
+    dir
+}
+
+fn user_config(sb: &Sandbox, config: &str) {
+    std::fs::create_dir_all(sb.config().join("buildvise")).expect("config dir");
+    std::fs::write(sb.config().join("buildvise/config.toml"), config).expect("write config.toml");
+}
+
+fn cwd(dir: &Path) -> &str {
+    dir.to_str().expect("UTF-8 path")
+}
+
+/// A checker that prints two findings in its own format and fails, and the patterns that read
+/// it; the call's args are appended to `run`, as `$1`.
+const CHECKER: &str = r#"
+[tools."ci.check"]
+run = ["sh", "-c", "echo 'checking'; echo \"src/a.c:3: error: $1 is undefined\"; echo 'src/b.c:7: warning: unused b'; exit 2", "sh"]
+description = "the project's own checker"
+[[tools."ci.check".patterns]]
+regex = '^(?P<file>[^:]+):(?P<line>\d+): (?P<severity>error|warning): (?P<message>.*)$'
+"#;
+
+/// `cargo check` read by the cargo plugin's `rustc` format.
+const RUSTC_TOOL: &str =
+    "[tools.\"rs.check\"]\nrun = [\"cargo\", \"check\", \"--color\", \"never\"]\nformats = [\"rustc\"]\n";
+
+fn located(answer: &Value) -> Vec<(String, String, u64, String)> {
+    let mut found: Vec<_> = answer["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
+            (s("severity"), s("file"), d["line"].as_u64().unwrap_or(0), s("message"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_tool_with_patterns_runs_its_argv_with_the_call_args_and_reads_its_findings() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = project(&sb, "checked", CHECKER);
+    let exec = sb.run(["exec", "ci.check", "--cwd", cwd(&dir), "--json", "--", "width"]);
+    exec.expect_code(2);
+    let answer = exec.json();
+    assert_eq!(
+        located(&answer),
+        [
+            ("error".into(), "src/a.c".into(), 3, "width is undefined".into()),
+            ("warning".into(), "src/b.c".into(), 7, "unused b".into())
+        ],
+        "{exec}"
+    );
+    let page = sb.run(["log", &run_id(&answer), "--start", "1", "--count", "1"]);
+    assert!(page.text().starts_with("lines 1-1 of 3\n1|checking\n"), "the raw log is kept and paged:{page}");
+
+    let list = sb.command(["list"]).current_dir(&dir).output().expect("list");
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ci.check") && l.ends_with("the project's own checker [from buildvise.toml]")),
+        "listed with where it comes from:\n{text}"
+    );
+    let elsewhere = sb.run(["list"]).text();
+    assert!(!elsewhere.contains("ci.check"), "a project's tool is its own:\n{elsewhere}");
+}
+
+#[test]
+fn a_tool_reads_its_output_through_a_format_a_plugin_exports() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.cargo_fixture("broken");
+    std::fs::write(dir.join("buildvise.toml"), RUSTC_TOOL).expect("write buildvise.toml");
+    let exec = sb.run(["exec", "rs.check", "--cwd", cwd(&dir), "--json"]);
+    exec.expect_code(101);
+    let answer = exec.json();
+    let mut codes: Vec<(String, u64)> = answer["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap_or("").to_string(), d["line"].as_u64().unwrap_or(0)))
+        .collect();
+    codes.sort();
+    assert_eq!(
+        codes,
+        [("E0308".into(), 5), ("E0308".into(), 10), ("unused_imports".into(), 1)],
+        "rustc's diagnostics, as cargo.build reads them:{exec}"
+    );
+}
+
+#[test]
+fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let unknown = project(&sb, "unknown", "[tools.lint]\nrun = [\"true\"]\nformats = [\"eslnt\"]\n");
+    let exec = sb.run(["exec", "lint", "--cwd", cwd(&unknown)]);
+    exec.expect_code(125);
+    assert!(
+        exec.stderr
+            .contains("buildvise.toml: `tools.\"lint\".formats`: no plugin exports a format `eslnt`; send one of: ")
+            && exec.stderr.contains("rustc"),
+        "{exec}"
+    );
+    let list = sb.command(["list"]).current_dir(&unknown).output().expect("list");
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(text.contains("not usable: ") && text.contains("cargo.build"), "the rest is still listed:\n{text}");
+
+    let clash = project(&sb, "clash", "[tools.\"cargo.build\"]\nrun = [\"true\"]\n");
+    let exec = sb.run(["exec", "cargo.build", "--cwd", cwd(&clash)]);
+    exec.expect_code(125);
+    assert!(
+        exec.stderr.contains("`tools.\"cargo.build\"` has the name of a tool of the plugin ")
+            && exec.stderr.contains("buildvise_plugin_cargo"),
+        "names both:{exec}"
+    );
+
+    let regex = project(&sb, "regex", "[tools.x]\nrun = [\"true\"]\n[[tools.x.patterns]]\nregex = '(?P<message>'\n");
+    let exec = sb.run(["exec", "x", "--cwd", cwd(&regex)]);
+    exec.expect_code(125);
+    assert!(exec.stderr.contains("buildvise.toml: `tools.\"x\".patterns[0]`: `regex` is not a valid"), "{exec}");
+    assert!(runs(&sb).is_empty(), "nothing ran");
+}
+
+#[test]
+fn a_projects_tools_obey_what_the_operator_set() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    user_config(&sb, "read_only = true\ndisable = [\"ci.*\"]\nmax_timeout_secs = 1\n");
+    let dir = project(
+        &sb,
+        "narrowed",
+        &format!(
+            "{CHECKER}\n[tools.\"fix.all\"]\nrun = [\"touch\", \"fixed\"]\nmutates = true\n\
+             [tools.\"slow.one\"]\nrun = [\"sleep\", \"30\"]\ntimeout_secs = 100\n"
+        ),
+    );
+    for tool in ["ci.check", "fix.all"] {
+        let exec = sb.run(["exec", tool, "--confirm", "--cwd", cwd(&dir)]);
+        exec.expect_code(125);
+        assert!(exec.stderr.contains(&format!("unknown tool \"{tool}\"")), "disabled or read-only:{exec}");
+    }
+    assert!(!dir.join("fixed").exists());
+    let slow = sb.run(["exec", "slow.one", "--cwd", cwd(&dir)]);
+    slow.expect_code(124);
+    assert!(slow.text().starts_with("TIMEOUT after 1s"), "the operator's cap holds:{slow}");
+}
+
+#[test]
+fn a_mutating_tool_needs_consent() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = project(&sb, "mutating", "[tools.\"fix.all\"]\nrun = [\"touch\", \"fixed\"]\nmutates = true\n");
+    let exec = sb.run(["exec", "fix.all", "--cwd", cwd(&dir)]);
+    exec.expect_code(125);
+    assert!(exec.stderr.contains("fix.all changes the workspace, so nothing ran; to run `touch fixed`"), "{exec}");
+    assert!(!dir.join("fixed").exists());
+    sb.run(["exec", "fix.all", "--confirm", "--cwd", cwd(&dir)]).expect_code(0);
+    assert!(dir.join("fixed").exists());
+}
+
+#[tokio::test]
+async fn over_mcp_a_projects_tools_are_listed_for_its_cwd_and_run_with_patterns_or_formats() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = project(&sb, "served", CHECKER);
+    let session = connect(&sb, &[]).await;
+    let (list, structured) = session.ok(json!({"action": "list", "cwd": cwd(&dir)})).await;
+    assert!(list.contains("ci.check") && list.contains("[from buildvise.toml]"), "{list}");
+    let listed = structured["tools"].as_array().expect("tools");
+    let tool = listed.iter().find(|t| t["name"] == "ci.check").expect("ci.check listed");
+    assert_eq!(tool["from"], "buildvise.toml", "{structured:#}");
+    let (plain, _) = session.ok(json!({"action": "list"})).await;
+    assert!(!plain.contains("ci.check"), "the server's own dir has no such tool:\n{plain}");
+
+    let (answer, structured) =
+        session.ok(json!({"action": "exec", "tool": "ci.check", "cwd": cwd(&dir), "args": ["depth"]})).await;
+    assert!(answer.starts_with("FAIL exit 2 · run "), "{answer}");
+    assert!(answer.contains("src/a.c:3 depth is undefined\n"), "{answer}");
+    assert_eq!(structured["errors"], 1, "{structured:#}");
+
+    let crate_dir = sb.cargo_fixture("broken");
+    std::fs::write(crate_dir.join("buildvise.toml"), RUSTC_TOOL).expect("write buildvise.toml");
+    let (answer, structured) = session.ok(json!({"action": "exec", "tool": "rs.check", "cwd": cwd(&crate_dir)})).await;
+    assert!(answer.contains("src/lib.rs:5:22 E0308 mismatched types (expected `usize`, found `u32`)\n"), "{answer}");
+    assert_eq!((structured["errors"].as_u64(), structured["warnings"].as_u64()), (Some(2), Some(1)), "{structured:#}");
+    session.close().await;
+}
