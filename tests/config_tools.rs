@@ -6,8 +6,8 @@
 mod common;
 
 use common::mcp::connect;
-use common::{Sandbox, cargo_plugin, run_id, runs};
-use serde_json::{Value, json};
+use common::{Sandbox, cargo_plugin, findings, run_id, runs};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// A project under the sandbox's work dir whose buildvise.toml holds `config`.
@@ -41,21 +41,6 @@ regex = '^(?P<file>[^:]+):(?P<line>\d+): (?P<severity>error|warning): (?P<messag
 const RUSTC_TOOL: &str =
     "[tools.\"rs.check\"]\nrun = [\"cargo\", \"check\", \"--color\", \"never\"]\nformats = [\"rustc\"]\n";
 
-fn located(answer: &Value) -> Vec<(String, String, u64, String)> {
-    let mut found: Vec<_> = answer["diagnostics"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|d| {
-            let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
-            (s("severity"), s("file"), d["line"].as_u64().unwrap_or(0), s("message"))
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 #[test]
 fn a_tool_with_patterns_runs_its_argv_with_the_call_args_and_reads_its_findings() {
     let sb = Sandbox::new(&[cargo_plugin()]);
@@ -64,7 +49,7 @@ fn a_tool_with_patterns_runs_its_argv_with_the_call_args_and_reads_its_findings(
     exec.expect_code(2);
     let answer = exec.json();
     assert_eq!(
-        located(&answer),
+        findings(&answer),
         [
             ("error".into(), "src/a.c".into(), 3, "width is undefined".into()),
             ("warning".into(), "src/b.c".into(), 7, "unused b".into())

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Sandbox, copy_tree, plugin, python_venv, root, run_command};
+use common::{Sandbox, copy_tree, findings, plugin, python_venv, root, run_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,22 +29,6 @@ fn installed(program: &str, test: &str) -> bool {
     found
 }
 
-/// (severity, file, line, message start) of each diagnostic, sorted.
-fn found(answer: &Value) -> Vec<(String, String, u64, String)> {
-    let mut found: Vec<_> = answer["diagnostics"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|d| {
-            let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
-            (s("severity"), s("file"), d["line"].as_u64().unwrap_or(0), s("message"))
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 fn cwd(dir: &Path) -> &str {
     dir.to_str().expect("UTF-8 path")
 }
@@ -60,14 +44,14 @@ fn make_reports_the_compilers_error_and_the_linkers() {
     let dir = fixture(&sb, "c-project");
     let exec = sb.run(["exec", "make", "--cwd", cwd(&dir), "--json"]);
     exec.expect_code(2);
-    let errors: Vec<_> = found(&exec.json()).into_iter().filter(|d| d.0 == "error").collect();
+    let errors: Vec<_> = findings(&exec.json()).into_iter().filter(|d| d.0 == "error").collect();
     assert_eq!(errors.len(), 1, "the compiler's error, not make's `Error 1` that repeats it:{exec}");
     assert_eq!((errors[0].1.as_str(), errors[0].2), ("main.c", 7), "{exec}");
     assert!(errors[0].3.contains("undefined_name") && errors[0].3.contains("undeclared"), "{exec}");
 
     let link = sb.run(["exec", "make", "--cwd", cwd(&dir), "--json", "--", "link"]);
     link.expect_code(2);
-    let errors: Vec<_> = found(&link.json()).into_iter().filter(|d| d.0 == "error").collect();
+    let errors: Vec<_> = findings(&link.json()).into_iter().filter(|d| d.0 == "error").collect();
     assert_eq!(errors.len(), 1, "{link}");
     assert_eq!(errors[0].1, "linkmain.c", "the undefined reference is the source file's:{link}");
     assert!(errors[0].3.contains("undefined reference to `compute'"), "{link}");
@@ -87,7 +71,7 @@ fn go_test_reports_the_failing_test_and_the_package_that_did_not_build() {
     let exec = run_command(&mut cmd);
     exec.expect_code(1);
     let answer = exec.json();
-    let errors: Vec<_> = found(&answer).into_iter().filter(|d| d.0 == "error").collect();
+    let errors: Vec<_> = findings(&answer).into_iter().filter(|d| d.0 == "error").collect();
     assert!(
         errors.iter().any(|d| d.1 == "shapes/area.go" && d.2 == 8 && d.3.contains("undefined: factor")),
         "the compile error:{exec}"
@@ -119,7 +103,7 @@ fn mypy_and_ruff_report_each_finding_at_its_line() {
     let types = with_venv(&sb, &mypy, &["exec", "python.mypy", "--cwd", cwd(&dir), "--json"]);
     types.expect_code(1);
     assert_eq!(
-        found(&types.json()),
+        findings(&types.json()),
         [(
             "error".to_string(),
             "pkg/core.py".to_string(),

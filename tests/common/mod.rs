@@ -311,6 +311,21 @@ pub fn setup_step(cmd: &mut Command) {
     );
 }
 
+/// (severity, file, line, message) of each diagnostic of an exec answer's JSON, sorted.
+pub fn findings(answer: &Value) -> Vec<(String, String, u64, String)> {
+    let mut found: Vec<_> = answer["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
+            (s("severity"), s("file"), d["line"].as_u64().unwrap_or(0), s("message"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 /// The runs in the sandbox's store, newest first, as `buildvise runs --json` lists them.
 pub fn runs(sb: &Sandbox) -> Vec<Value> {
     let run = sb.run(["runs", "--json", "--limit", "200"]);
