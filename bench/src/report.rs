@@ -228,7 +228,7 @@ impl Report {
         out.push_str("cargo build --release --workspace && target/release/bench --write docs/benchmarks.md\n");
         out.push_str("```\n\n");
         out.push_str(
-            "The first command builds the `buildvise` binary, the four plugins and the bench; the bench \
+            "The first command builds the `buildvise` binary, the plugins and the bench; the bench \
              then builds the test plugin `tests/plugins/panicky` (into `target/bench-plugins`) for the \
              scale figures. It needs `cargo`, `python3` and the `shared` folder beside the project \
              (`../shared/corpus`, `../shared/eval/score.py`). `--quick` takes 5 samples instead of 15. \
