@@ -6,23 +6,11 @@
 mod common;
 
 use common::mcp::connect;
-use common::{Sandbox, cargo_plugin, findings, run_id, runs};
+use common::{Sandbox, cargo_plugin, codes, findings, run_id, runs};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A project under the sandbox's work dir whose buildvise.toml holds `config`.
-fn project(sb: &Sandbox, name: &str, config: &str) -> PathBuf {
-    let dir = sb.work().join(name);
-    std::fs::create_dir_all(&dir).expect("project dir");
-    std::fs::write(dir.join("buildvise.toml"), config).expect("write buildvise.toml");
-    dir
-}
-
-fn user_config(sb: &Sandbox, config: &str) {
-    std::fs::create_dir_all(sb.config().join("buildvise")).expect("config dir");
-    std::fs::write(sb.config().join("buildvise/config.toml"), config).expect("write config.toml");
-}
-
 fn cwd(dir: &Path) -> &str {
     dir.to_str().expect("UTF-8 path")
 }
@@ -44,7 +32,7 @@ const RUSTC_TOOL: &str =
 #[test]
 fn a_tool_with_patterns_runs_its_argv_with_the_call_args_and_reads_its_findings() {
     let sb = Sandbox::new(&[cargo_plugin()]);
-    let dir = project(&sb, "checked", CHECKER);
+    let dir = sb.project_with_config("checked", CHECKER);
     let exec = sb.run(["exec", "ci.check", "--cwd", cwd(&dir), "--json", "--", "width"]);
     exec.expect_code(2);
     let answer = exec.json();
@@ -78,16 +66,10 @@ fn a_tool_reads_its_output_through_a_format_a_plugin_exports() {
     let exec = sb.run(["exec", "rs.check", "--cwd", cwd(&dir), "--json"]);
     exec.expect_code(101);
     let answer = exec.json();
-    let mut codes: Vec<(String, u64)> = answer["diagnostics"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|d| (d["code"].as_str().unwrap_or("").to_string(), d["line"].as_u64().unwrap_or(0)))
-        .collect();
-    codes.sort();
+    let mut found = codes(&answer);
+    found.sort();
     assert_eq!(
-        codes,
+        found,
         [("E0308".into(), 5), ("E0308".into(), 10), ("unused_imports".into(), 1)],
         "rustc's diagnostics, as cargo.build reads them:{exec}"
     );
@@ -96,7 +78,7 @@ fn a_tool_reads_its_output_through_a_format_a_plugin_exports() {
 #[test]
 fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
     let sb = Sandbox::new(&[cargo_plugin()]);
-    let unknown = project(&sb, "unknown", "[tools.lint]\nrun = [\"true\"]\nformats = [\"eslnt\"]\n");
+    let unknown = sb.project_with_config("unknown", "[tools.lint]\nrun = [\"true\"]\nformats = [\"eslnt\"]\n");
     let exec = sb.run(["exec", "lint", "--cwd", cwd(&unknown)]);
     exec.expect_code(125);
     assert!(
@@ -109,7 +91,7 @@ fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(text.contains("not usable: ") && text.contains("cargo.build"), "the rest is still listed:\n{text}");
 
-    let clash = project(&sb, "clash", "[tools.\"cargo.build\"]\nrun = [\"true\"]\n");
+    let clash = sb.project_with_config("clash", "[tools.\"cargo.build\"]\nrun = [\"true\"]\n");
     let exec = sb.run(["exec", "cargo.build", "--cwd", cwd(&clash)]);
     exec.expect_code(125);
     assert!(
@@ -118,7 +100,8 @@ fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
         "names both:{exec}"
     );
 
-    let regex = project(&sb, "regex", "[tools.x]\nrun = [\"true\"]\n[[tools.x.patterns]]\nregex = '(?P<message>'\n");
+    let regex =
+        sb.project_with_config("regex", "[tools.x]\nrun = [\"true\"]\n[[tools.x.patterns]]\nregex = '(?P<message>'\n");
     let exec = sb.run(["exec", "x", "--cwd", cwd(&regex)]);
     exec.expect_code(125);
     assert!(exec.stderr.contains("buildvise.toml: `tools.\"x\".patterns[0]`: `regex` is not a valid"), "{exec}");
@@ -128,9 +111,8 @@ fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
 #[test]
 fn a_projects_tools_obey_what_the_operator_set() {
     let sb = Sandbox::new(&[cargo_plugin()]);
-    user_config(&sb, "read_only = true\ndisable = [\"ci.*\"]\nmax_timeout_secs = 1\n");
-    let dir = project(
-        &sb,
+    sb.user_config("read_only = true\ndisable = [\"ci.*\"]\nmax_timeout_secs = 1\n");
+    let dir = sb.project_with_config(
         "narrowed",
         &format!(
             "{CHECKER}\n[tools.\"fix.all\"]\nrun = [\"touch\", \"fixed\"]\nmutates = true\n\
@@ -151,7 +133,7 @@ fn a_projects_tools_obey_what_the_operator_set() {
 #[test]
 fn a_mutating_tool_needs_consent() {
     let sb = Sandbox::new(&[cargo_plugin()]);
-    let dir = project(&sb, "mutating", "[tools.\"fix.all\"]\nrun = [\"touch\", \"fixed\"]\nmutates = true\n");
+    let dir = sb.project_with_config("mutating", "[tools.\"fix.all\"]\nrun = [\"touch\", \"fixed\"]\nmutates = true\n");
     let exec = sb.run(["exec", "fix.all", "--cwd", cwd(&dir)]);
     exec.expect_code(125);
     assert!(exec.stderr.contains("fix.all changes the workspace, so nothing ran; to run `touch fixed`"), "{exec}");
@@ -163,7 +145,7 @@ fn a_mutating_tool_needs_consent() {
 #[tokio::test]
 async fn over_mcp_a_projects_tools_are_listed_for_its_cwd_and_run_with_patterns_or_formats() {
     let sb = Sandbox::new(&[cargo_plugin()]);
-    let dir = project(&sb, "served", CHECKER);
+    let dir = sb.project_with_config("served", CHECKER);
     let session = connect(&sb, &[]).await;
     let (list, structured) = session.ok(json!({"action": "list", "cwd": cwd(&dir)})).await;
     assert!(list.contains("ci.check") && list.contains("[from buildvise.toml]"), "{list}");

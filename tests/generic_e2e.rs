@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Sandbox, copy_tree, findings, plugin, python_venv, root, run_command};
+use common::{Sandbox, codes, copy_tree, findings, plugin, python_venv, root, run_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -120,14 +120,7 @@ fn mypy_and_ruff_report_each_finding_at_its_line() {
         &["exec", "python.ruff", "--cwd", cwd(&dir), "--json", "--", "--no-cache", "--select", "F401,E711"],
     );
     lint.expect_code(1);
-    let codes: Vec<(String, u64)> = lint.json()["diagnostics"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|d| (d["code"].as_str().unwrap_or("").to_string(), d["line"].as_u64().unwrap_or(0)))
-        .collect();
-    assert_eq!(codes, [("F401".to_string(), 1), ("E711".to_string(), 5)], "{lint}");
+    assert_eq!(codes(&lint.json()), [("F401".to_string(), 1), ("E711".to_string(), 5)], "{lint}");
 }
 
 #[test]

@@ -8,29 +8,17 @@ use common::mcp::connect;
 use common::{Sandbox, cargo_plugin, plugin, runs, test_plugins};
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn dylib(stem: &str) -> String {
     format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
 
 /// A project directory under the sandbox's work dir with `buildvise.toml` holding `config`.
-fn project(sb: &Sandbox, name: &str, config: &str) -> PathBuf {
-    let dir = sb.work().join(name);
-    std::fs::create_dir_all(&dir).expect("project dir");
-    std::fs::write(dir.join("buildvise.toml"), config).expect("write buildvise.toml");
-    dir
-}
-
-fn user_config(sb: &Sandbox, config: &str) {
-    std::fs::create_dir_all(sb.config().join("buildvise")).expect("config dir");
-    std::fs::write(sb.config().join("buildvise/config.toml"), config).expect("write config.toml");
-}
-
 #[test]
 fn a_project_config_cannot_load_plugins() {
     let sb = Sandbox::new(&[cargo_plugin()]);
-    let dir = project(&sb, "evil", "plugin_dirs = [\"plugins\"]\n");
+    let dir = sb.project_with_config("evil", "plugin_dirs = [\"plugins\"]\n");
     std::fs::create_dir_all(dir.join("plugins")).expect("plugins dir");
     std::fs::copy(
         test_plugins().join(dylib("buildvise_plugin_abinext")),
@@ -52,15 +40,15 @@ fn a_project_config_cannot_load_plugins() {
 #[test]
 fn a_project_config_cannot_consent_or_widen_what_the_operator_allowed() {
     let sb = Sandbox::new(&[test_plugins()]);
-    user_config(&sb, "max_timeout_secs = 1\ndisable = [\"panicky.feed\"]\nread_only = true\n");
+    sb.user_config("max_timeout_secs = 1\ndisable = [\"panicky.feed\"]\nread_only = true\n");
 
-    let consent = project(&sb, "consent", "allow_mutating = true\n");
+    let consent = sb.project_with_config("consent", "allow_mutating = true\n");
     let exec = sb.run(["exec", "panicky.mutate", "--cwd", consent.to_str().unwrap(), "--", "touch mutated"]);
     exec.expect_code(125);
     assert!(exec.stderr.contains("`allow_mutating` can only be set by the operator"), "{exec}");
     assert!(!consent.join("mutated").exists());
 
-    let widen = project(&sb, "widen", "read_only = false\ndisable = []\nmax_timeout_secs = 100\n");
+    let widen = sb.project_with_config("widen", "read_only = false\ndisable = []\nmax_timeout_secs = 100\n");
     let cwd = widen.to_str().unwrap();
     let hidden = sb.run(["exec", "panicky.mutate", "--confirm", "--cwd", cwd, "--", "touch mutated"]);
     hidden.expect_code(125);
@@ -76,7 +64,7 @@ fn a_project_config_cannot_consent_or_widen_what_the_operator_allowed() {
 #[test]
 fn a_tool_with_a_read_only_flag_needs_no_consent_with_it_and_survives_read_only() {
     let sb = Sandbox::new(&[test_plugins()]);
-    let dir = project(&sb, "tidy", "");
+    let dir = sb.project_with_config("tidy", "");
     let cwd = dir.to_str().unwrap();
     let unconsented = sb.run(["exec", "panicky.tidy", "--cwd", cwd, "--", "touch tidied"]);
     unconsented.expect_code(125);
@@ -85,7 +73,7 @@ fn a_tool_with_a_read_only_flag_needs_no_consent_with_it_and_survives_read_only(
     sb.run(["exec", "panicky.tidy", "--cwd", cwd, "--", "--check", "touch checked"]).expect_code(0);
     assert!(dir.join("checked").exists(), "--check needed consent");
 
-    user_config(&sb, "read_only = true\n");
+    sb.user_config("read_only = true\n");
     let list = sb.run(["list"]).text();
     assert!(list.contains("[changes workspace unless --check: needs confirm]"), "{list}");
     assert!(!list.contains("panicky.mutate"), "{list}");
@@ -109,7 +97,7 @@ fn a_projects_retention_prunes_its_own_runs_only() {
         sb.run(["exec", "panicky.sh", "--cwd", other.to_str().unwrap(), "--", &format!("echo other {n}")])
             .expect_code(0);
     }
-    let greedy = project(&sb, "greedy", "[retention]\nmax_runs = 1\nmax_age_days = 0\nmax_mb = 0\n");
+    let greedy = sb.project_with_config("greedy", "[retention]\nmax_runs = 1\nmax_age_days = 0\nmax_mb = 0\n");
     for n in 0..3 {
         sb.run(["exec", "panicky.sh", "--cwd", greedy.to_str().unwrap(), "--", &format!("echo greedy {n}")])
             .expect_code(0);

@@ -126,6 +126,20 @@ impl Sandbox {
         std::fs::canonicalize(self.dir.path().join("projects")).expect("canonical work dir")
     }
 
+    /// A project directory `NAME` under the work dir whose `buildvise.toml` holds `config`.
+    pub fn project_with_config(&self, name: &str, config: &str) -> PathBuf {
+        let dir = self.work().join(name);
+        std::fs::create_dir_all(&dir).expect("project dir");
+        std::fs::write(dir.join("buildvise.toml"), config).expect("write buildvise.toml");
+        dir
+    }
+
+    /// Writes the user config (`$XDG_CONFIG_HOME/buildvise/config.toml`).
+    pub fn user_config(&self, config: &str) {
+        std::fs::create_dir_all(self.config().join("buildvise")).expect("config dir");
+        std::fs::write(self.config().join("buildvise/config.toml"), config).expect("write config.toml");
+    }
+
     /// A fresh copy of `tests/fixtures/cargo/NAME` (without any `target/`) under the work dir.
     pub fn cargo_fixture(&self, name: &str) -> PathBuf {
         let dest = self.work().join(name);
@@ -324,6 +338,16 @@ pub fn findings(answer: &Value) -> Vec<(String, String, u64, String)> {
         .collect();
     found.sort();
     found
+}
+
+/// (code, line) of each diagnostic of an exec answer's JSON, in the answer's order.
+pub fn codes(answer: &Value) -> Vec<(String, u64)> {
+    answer["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| (d["code"].as_str().unwrap_or("").to_string(), d["line"].as_u64().unwrap_or(0)))
+        .collect()
 }
 
 /// The runs in the sandbox's store, newest first, as `buildvise runs --json` lists them.

@@ -1,9 +1,9 @@
-//! What the hand-made plugins `abi10` and `abinext` share: the C layouts of ABI v1, written out
+//! What the hand-made plugins `abi10`, `abi11` and `abinext` share: the C layouts of ABI v1, written out
 //! by hand (these fixtures must not depend on the current plugin-api, whose layout they test),
 //! and a tiny plugin behind them: one tool `NAME.sh` that runs a shell script, and a parser that
 //! reports each `error: MSG` line.
 //!
-//! Included with `#[path]` by both fixtures; not a crate of its own.
+//! Included with `#[path]` by each fixture; not a crate of its own.
 
 #![allow(dead_code)]
 
@@ -136,4 +136,27 @@ pub fn diagnostics(gathered: &Gathered, extra: &serde_json::Value) -> Vec<serde_
             d
         })
         .collect()
+}
+
+/// One line of a 1.1 batch.
+#[repr(C)]
+pub struct RawLine {
+    pub stream: u32,
+    pub number: u64,
+    pub bytes: RawSlice,
+}
+
+/// The `buildvise_plugin_abi` header static of libraries built against 1.1 and later.
+#[repr(C)]
+pub struct Header {
+    pub abi_version: u32,
+    pub table_size: u32,
+}
+
+/// The 1.1 slot: the batch fed line by line to [`parser_feed`].
+pub unsafe extern "C" fn feed_batch(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32 {
+    for line in unsafe { std::slice::from_raw_parts(lines, count) } {
+        unsafe { parser_feed(parser, line.stream, line.number, line.bytes) };
+    }
+    0
 }

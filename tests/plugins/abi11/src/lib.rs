@@ -16,28 +16,8 @@ pub struct Table11 {
     parser_feed_batch: Option<unsafe extern "C" fn(*mut c_void, *const RawLine, usize) -> u32>,
 }
 
-#[repr(C)]
-pub struct RawLine {
-    stream: u32,
-    number: u64,
-    bytes: RawSlice,
-}
-
-#[repr(C)]
-pub struct Header {
-    abi_version: u32,
-    table_size: u32,
-}
-
 unsafe extern "C" fn manifest() -> RawOutcome {
     outcome(0, manifest_json("eleven"))
-}
-
-unsafe extern "C" fn feed_batch(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32 {
-    for line in unsafe { std::slice::from_raw_parts(lines, count) } {
-        unsafe { parser_feed(parser, line.stream, line.number, line.bytes) };
-    }
-    0
 }
 
 unsafe extern "C" fn parser_finish(parser: *mut c_void, _end: RawSlice) -> RawOutcome {

@@ -20,28 +20,8 @@ pub struct TableNext {
     future_two: Option<unsafe extern "C" fn()>,
 }
 
-#[repr(C)]
-pub struct RawLine {
-    stream: u32,
-    number: u64,
-    bytes: RawSlice,
-}
-
-#[repr(C)]
-pub struct Header {
-    abi_version: u32,
-    table_size: u32,
-}
-
 unsafe extern "C" fn manifest() -> RawOutcome {
     outcome(0, manifest_json("next"))
-}
-
-unsafe extern "C" fn feed_batch(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32 {
-    for line in unsafe { std::slice::from_raw_parts(lines, count) } {
-        unsafe { parser_feed(parser, line.stream, line.number, line.bytes) };
-    }
-    0
 }
 
 unsafe extern "C" fn parser_finish(parser: *mut c_void, _end: RawSlice) -> RawOutcome {
