@@ -51,19 +51,14 @@ impl App {
     /// what could not be loaded. A project file that cannot be read is one of those problems.
     pub fn list(&self, access: &Access, cwd: &Path) -> Rendered {
         let mut problems = Vec::new();
-        let config = match access.check_cwd(cwd).map_err(AppError::from) {
-            Ok(place) => match self.config.for_project(&place.dir, place.root.as_deref()) {
-                Ok((config, _)) => config,
-                Err(e) => {
-                    problems.push(describe(&e));
-                    self.config.clone()
-                }
-            },
-            Err(e) => {
-                problems.push(describe(&e));
-                self.config.clone()
-            }
-        };
+        let narrowed = access
+            .check_cwd(cwd)
+            .map_err(AppError::from)
+            .and_then(|place| Ok(self.config.for_project(&place.dir, place.root.as_deref())?.0));
+        let config = narrowed.unwrap_or_else(|e| {
+            problems.push(describe(&e));
+            self.config.clone()
+        });
         let (tools, broken) = tools::all(&self.registry, &config);
         problems.extend(broken.iter().map(|e| e.to_string()));
         let visible = tools.iter().filter(|t| config.allows(&t.spec) && t.spec.unavailable.is_none());
