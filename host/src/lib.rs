@@ -11,6 +11,7 @@ pub mod access;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod history;
 pub mod mcp;
 pub mod outcome;
 pub mod parse;

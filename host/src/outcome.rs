@@ -1,8 +1,9 @@
 //! What a run came to: the plugin's [`ParseResult`] with `success` decided, stored as
 //! `result.json` and rendered for every surface.
 
+use crate::history::Comparison;
 use crate::parse::ParseFailure;
-use crate::store::RunMeta;
+use crate::store::{RunMeta, Tally};
 use buildvise_plugin_api::{Diagnostic, ParseResult, Severity, TestSummary};
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,12 @@ pub struct RunResult {
     /// only source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parser_error: Option<String>,
+    /// One per diagnostic, in order (see [`crate::history::fingerprint`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fingerprints: Vec<String>,
+    /// What changed since the previous run of the same command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs: Option<Comparison>,
 }
 
 impl RunResult {
@@ -45,6 +52,8 @@ impl RunResult {
                 failed_tests: p.failed_tests,
                 stopped_early: p.stopped_early,
                 parser_error: None,
+                fingerprints: Vec::new(),
+                vs: None,
             },
             Err(e) => RunResult { success: exited_ok, parser_error: Some(e.to_string()), ..RunResult::default() },
         }
@@ -62,6 +71,17 @@ impl RunResult {
     /// Warnings the toolchain gave about itself or the machine (`npm warn config`…).
     pub fn toolchain_warnings(&self) -> usize {
         self.diagnostics.iter().filter(|d| d.severity == Severity::Warning && d.toolchain).count()
+    }
+
+    /// The numbers `buildvise runs` shows, kept in the run's meta.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            success: self.success,
+            errors: self.errors().filter(|d| d.test.is_none()).count(),
+            warnings: self.warnings().count(),
+            tests: self.summary.as_ref().map(|s| [s.passed, s.failed + s.errors.unwrap_or(0)]),
+            vs: self.vs.as_ref().map(|c| c.counts.clone()),
+        }
     }
 
     pub fn count(&self, severity: Severity) -> usize {

@@ -1,5 +1,5 @@
 //! `exec`: access → config → plan (plugin) → run (host) → parse (plugin, on its own thread) →
-//! store → render.
+//! compare (with the command's previous run) → store → render.
 //!
 //! What the caller learns never depends on the store being healthy: when the disk is full, the
 //! answer is still made from what was parsed, and says which directory to clear.
@@ -8,11 +8,14 @@ use super::sink::{Progress, RunSink};
 use super::{App, AppError};
 use crate::access::Access;
 use crate::config::{Config, ProjectRetention};
+use crate::history;
 use crate::outcome::{Finished, RunResult};
 use crate::parse::ParseWorker;
 use crate::render::{self, Detail, Surface};
 use crate::run::{self, CancelToken, Ending};
-use crate::store::{ActiveRun, LogWriter, Retention, RunMeta, RunStatus, Store, StoreError, StreamFilter, now_ms};
+use crate::store::{
+    ActiveRun, CommandKey, LogWriter, Retention, RunMeta, RunStatus, Store, StoreError, StreamFilter, now_ms,
+};
 use crate::tools::Tool;
 use buildvise_plugin_api::{CommandPlan, ParseContext, PlanRequest, RunEnd};
 use std::path::{Path, PathBuf};
@@ -91,12 +94,10 @@ impl App {
 
         let RunSink { log, parser, .. } = sink;
         self.record_ending(&run, &mut meta, log, outcome);
-        let result = RunResult::from_parse(parser.finish(parser_end(outcome.ending, &plan)), meta.exit_code);
+        let mut result = RunResult::from_parse(parser.finish(parser_end(outcome.ending, &plan)), meta.exit_code);
+        result.fingerprints = history::fingerprints(&call.tool, &result.diagnostics);
         // The answer survives a store that cannot take it: it says so, and where to make room.
-        let stored_result = self.with_room(&config, || {
-            self.store.write_result(&run.dir, &result).and_then(|()| self.store.write_meta(&run.dir, &meta))
-        });
-        if let Err(e) = stored_result {
+        if let Err(e) = self.store_finished(&config, &run, &mut meta, &mut result, &call.args) {
             meta.notes.push(format!("this answer could not be stored: {}", super::describe(&e)));
         }
         drop(run);
@@ -104,6 +105,31 @@ impl App {
         let finished = Finished { meta, result };
         let rendered = self.answer(&finished, call.detail, max_lines, surface);
         Ok(ExecAnswer { rendered, status: finished.meta.status, exit_code: finished.meta.exit_code })
+    }
+
+    /// Stores the result, compares it with the previous run of its command, and stores the meta.
+    /// A run is indexed only once its result is stored, so that a run finishing at the same time
+    /// in another process that finds it there can read it; the comparison is then added to the
+    /// stored result.
+    fn store_finished(
+        &self,
+        config: &Config,
+        run: &ActiveRun,
+        meta: &mut RunMeta,
+        result: &mut RunResult,
+        args: &[String],
+    ) -> Result<(), StoreError> {
+        self.with_room(config, || self.store.write_result(&run.dir, result))?;
+        // Only a run that went its whole way is anyone's previous run, or compared with one.
+        if meta.status == RunStatus::Exited && result.parser_error.is_none() {
+            let key = CommandKey { tool: meta.tool.clone(), cwd: meta.cwd.clone(), args: args.to_vec() };
+            result.vs = history::compare_with_previous(&self.store, &key, &run.id, result);
+            if result.vs.is_some() {
+                self.with_room(config, || self.store.write_result(&run.dir, result))?;
+            }
+        }
+        meta.tally = Some(result.tally());
+        self.with_room(config, || self.store.write_meta(&run.dir, meta))
     }
 
     /// Fills in how the run ended, and what went wrong on buildvise's side while it ran.

@@ -1,4 +1,4 @@
-//! The application: `exec`, `log` and `list` (and `parse`, `runs`), each written once. A surface
+//! The application: `exec`, `log` and `list` (and `parse`, `runs`, `diff`), each written once. A surface
 //! (the CLI or the MCP server) maps its arguments to a call, asks the [`App`], and prints the
 //! answer. Everything in between happens here, always in this order: where the call may act
 //! (access), what is allowed and preferred there (config), the work (plugins, the run, the store),
@@ -6,12 +6,14 @@
 
 mod error;
 mod exec;
+mod history;
 mod log;
 mod parse;
 mod sink;
 
 pub use error::{AppError, describe};
 pub use exec::{ExecAnswer, ExecCall};
+pub use history::{ListedRun, RunsFilter};
 pub use log::LogCall;
 pub use parse::ParseCall;
 pub use sink::Progress;
@@ -115,7 +117,6 @@ impl App {
     }
 }
 
-/// ` (did you mean a or b?)` or nothing.
 /// Up to three of `names` closest to `name`, for "did you mean".
 fn closest(name: &str, names: &[&str]) -> Vec<String> {
     let mut scored: Vec<(usize, &str)> = names.iter().map(|t| (strsim::levenshtein(name, t), *t)).collect();
@@ -123,6 +124,7 @@ fn closest(name: &str, names: &[&str]) -> Vec<String> {
     scored.into_iter().filter(|(d, _)| *d <= 3).take(3).map(|(_, t)| t.to_string()).collect()
 }
 
+/// ` (did you mean a or b?)` or nothing.
 fn did_you_mean(names: &[String]) -> String {
     if names.is_empty() { String::new() } else { format!(" (did you mean {}?)", names.join(" or ")) }
 }

@@ -13,6 +13,7 @@
 //! | 127 | the tool's program was not found |
 //! | 130 | the run was cancelled (Ctrl-C, SIGTERM, SIGHUP) |
 
+mod diff;
 mod exec;
 mod list;
 mod log;
@@ -57,8 +58,10 @@ pub enum Command {
     Exec(exec::Args),
     /// Page, grep or re-render a stored run.
     Log(log::Args),
-    /// Recent runs, newest first.
+    /// Recent runs, newest first, each compared with the run of its command before it.
     Runs(runs::Args),
+    /// What was fixed, is new and is still there from one stored run to another.
+    Diff(diff::Args),
     /// Parse a saved log through a tool's parser, without running anything.
     Parse(parse::Args),
     /// Serve the `build` tool to MCP clients (stdio, or --http).
@@ -86,7 +89,8 @@ pub fn main() -> i32 {
         Command::List(args) => list::run(&cli, args),
         Command::Exec(args) => exec::run(&cli, args),
         Command::Log(args) => log::run(&cli, args),
-        Command::Runs(args) => runs::run(args),
+        Command::Runs(args) => runs::run(&cli, args),
+        Command::Diff(args) => diff::run(&cli, args),
         Command::Parse(args) => parse::run(&cli, args),
         Command::Serve(args) => serve::run(&cli, args),
         Command::Mcp(args) => mcp::run(args),
@@ -138,10 +142,6 @@ fn start_guard() -> Option<Guard> {
     Guard::start(&exe)
         .map_err(|e| tracing::warn!("cannot start the guard process; runs will outlive buildvise if it is killed: {e}"))
         .ok()
-}
-
-fn open_store() -> anyhow::Result<Store> {
-    Ok(Store::open(&Store::default_root())?)
 }
 
 fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {

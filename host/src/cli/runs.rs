@@ -1,59 +1,48 @@
-//! `buildvise runs`.
+//! `buildvise runs`: recent runs, newest first, with what each came to and how it compared with
+//! the run before it; flaky tests under the newest run of their command.
 
-use super::{open_store, print_json, print_text};
-use crate::store::{RunStatus, now_ms};
-use std::fmt::Write;
+use super::{Cli, app, print_json, print_text};
+use crate::app::RunsFilter;
+use crate::config::Config;
+use crate::render::render_runs;
+use crate::store::now_ms;
+use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// How many runs to show.
     #[arg(long, default_value_t = 20)]
     limit: usize,
+    /// Only runs of this tool (`cargo.test`), or of a plugin's tools (`cargo`).
+    #[arg(long)]
+    tool: Option<String>,
+    /// Only runs in this directory or below it.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Only runs that did not succeed.
+    #[arg(long)]
+    failed: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
 }
 
-pub fn run(args: &Args) -> anyhow::Result<i32> {
-    let store = open_store()?;
-    let runs: Vec<_> = store.list()?.into_iter().take(args.limit).collect();
+pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
+    let cwd = match &args.cwd {
+        // As exec stores it: absolute, symlinks resolved.
+        Some(dir) => Some(
+            std::fs::canonicalize(dir)
+                .map_err(|e| anyhow::anyhow!("--cwd {}: {e}; send a directory that exists", dir.display()))?,
+        ),
+        None => None,
+    };
+    let filter = RunsFilter { tool: args.tool.clone(), cwd, failed: args.failed, limit: args.limit };
+    let runs = app(cli, Config::load()?, false)?.runs(&filter)?;
+    let rendered = render_runs(&runs, now_ms());
     if args.json {
-        print_json(&serde_json::to_value(&runs)?)?;
-        return Ok(0);
+        print_json(&rendered.structured)?;
+    } else {
+        print_text(&rendered.text)?;
     }
-    let mut text = String::new();
-    if runs.is_empty() {
-        text.push_str("no runs yet\n");
-    }
-    let now = now_ms();
-    for m in &runs {
-        let status = match (m.status, m.exit_code) {
-            (RunStatus::Exited, Some(code)) => format!("exit {code}"),
-            (status, _) => format!("{status:?}").to_lowercase(),
-        };
-        let took = m.duration_ms().map(|ms| format!("{:.1}s", ms as f64 / 1000.0)).unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            text,
-            "{}  {:<14} {:<9} {:>7} {:>8} lines  {} ago  {}",
-            m.id,
-            m.tool,
-            status,
-            took,
-            m.lines,
-            age(now.saturating_sub(m.started_ms)),
-            m.cwd
-        );
-    }
-    print_text(&text)?;
     Ok(0)
-}
-
-fn age(ms: u64) -> String {
-    let s = ms / 1000;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..86400 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86400),
-    }
 }

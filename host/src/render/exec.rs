@@ -3,21 +3,26 @@
 //! Standard text, for a failed build:
 //!
 //! ```text
-//! FAIL exit 101 · run bafotemu
+//! FAIL exit 101 · run kipomeru
+//! vs bafotemu: 1 fixed, 1 new, 1 still
 //! src/lib.rs:14:28 E0308 mismatched types
-//! src/main.rs:3:5 E0425 cannot find value `x` in this scope
+//! new src/main.rs:3:5 E0425 cannot find value `x` in this scope
 //! log startLine 2 lineCount 12
 //! ```
+//!
+//! The `vs` line compares the run with the previous run of the same command (see
+//! [`crate::history`]); `new` marks what that run did not have.
 //!
 //! A standard answer stays under about 2000 tokens whatever the run: past a budget the rest of
 //! the errors are counted by file and code, with the call that lists them all.
 
 use super::{Detail, Hints, LogSpan, Rendered, Surface, clip, log_call, plural};
+use crate::history::{Comparison, OwnedProblem};
 use crate::outcome::{Finished, RunResult};
-use crate::store::{LogLine, RunStatus};
+use crate::store::{LogLine, RunStatus, Versus};
 use buildvise_plugin_api::{Diagnostic, Severity, TestSummary};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
 /// Characters of diagnostic lines a standard answer lists before counting the rest: about 1750
@@ -63,9 +68,12 @@ pub struct ExecView<'a> {
     /// Per file: [errors, warnings] (summary detail).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<&'a str, [usize; 2]>,
+    /// What changed since the previous run of the same command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vs: Option<VsView<'a>>,
     /// As the detail level shows them: notes only in `full`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<ViewDiagnostic>,
     /// Diagnostics not listed, when the answer was capped.
     #[serde(skip_serializing_if = "is_zero")]
     pub omitted: usize,
@@ -81,6 +89,25 @@ pub struct ExecView<'a> {
     pub tail: Vec<TailLine>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+}
+
+/// A diagnostic as an answer shows it, marked when the previous run did not have it.
+#[derive(Debug, Serialize)]
+pub struct ViewDiagnostic {
+    #[serde(flatten)]
+    pub diagnostic: Diagnostic,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub new: bool,
+}
+
+/// The comparison with the previous run: counts, and in `full` what was fixed.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VsView<'a> {
+    #[serde(flatten)]
+    pub counts: &'a Versus,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub fixed_problems: &'a [OwnedProblem],
 }
 
 #[derive(Debug, Serialize)]
@@ -103,6 +130,32 @@ fn status_word(f: &Finished) -> &'static str {
         RunStatus::Damaged => "damaged",
         RunStatus::Exited if f.result.success => "ok",
         RunStatus::Exited => "failed",
+    }
+}
+
+/// What the previous run of the command did not have.
+struct New<'a> {
+    /// Addresses of the run's new diagnostics, which are the run's own.
+    diagnostics: HashSet<*const Diagnostic>,
+    tests: &'a [String],
+}
+
+impl<'a> New<'a> {
+    fn of(r: &'a RunResult) -> Self {
+        let Some(vs) = &r.vs else { return New { diagnostics: HashSet::new(), tests: &[] } };
+        let diagnostics =
+            vs.new_diagnostics.iter().filter_map(|&i| r.diagnostics.get(i)).map(std::ptr::from_ref).collect();
+        New { diagnostics, tests: &vs.new_tests }
+    }
+
+    fn diagnostic(&self, d: &Diagnostic) -> bool {
+        self.diagnostics.contains(&std::ptr::from_ref(d))
+    }
+
+    /// `d` as the answer shows it, with its notes when `notes`.
+    fn view(&self, d: &Diagnostic, notes: bool) -> ViewDiagnostic {
+        let diagnostic = if notes { d.clone() } else { d.clone().with_notes(Vec::new()) };
+        ViewDiagnostic { diagnostic, new: self.diagnostic(d) }
     }
 }
 
@@ -146,6 +199,10 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         summary: r.summary.as_ref(),
         stopped_early: r.stopped_early.as_deref(),
         files: BTreeMap::new(),
+        vs: r.vs.as_ref().filter(|c| c.says_something()).map(|c| VsView {
+            counts: &c.counts,
+            fixed_problems: if detail == Detail::Full { &c.fixed_problems } else { &[] },
+        }),
         diagnostics: Vec::new(),
         omitted: 0,
         failed_tests: Vec::new(),
@@ -156,6 +213,10 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         hint: None,
     };
 
+    if let Some(vs) = r.vs.as_ref().filter(|c| c.says_something()) {
+        let _ = writeln!(text, "vs {}: {}", vs.counts.run, vs.counts.counts());
+    }
+    let new = New::of(r);
     if let Some(e) = &r.parser_error {
         let _ = writeln!(text, "parser failed: {e}");
     }
@@ -164,12 +225,19 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     }
     match detail {
         Detail::Summary => summary_body(&mut text, &mut view, r),
-        Detail::Standard => standard_body(&mut text, &mut view, &errors, &warnings, hints),
-        Detail::Full => full_body(&mut text, &mut view, r),
+        Detail::Standard => standard_body(&mut text, &mut view, &errors, &warnings, &new, hints),
+        Detail::Full => full_body(&mut text, &mut view, r, &new),
     }
     let unlisted_failed = unlisted_failed_tests(r);
     if !unlisted_failed.is_empty() && detail != Detail::Summary {
-        let _ = writeln!(text, "failed: {}", unlisted_failed.join(", "));
+        let marked: Vec<String> = unlisted_failed
+            .iter()
+            .map(|t| if new.tests.iter().any(|n| n == t) { format!("new {t}") } else { t.to_string() })
+            .collect();
+        let _ = writeln!(text, "failed: {}", marked.join(", "));
+    }
+    if let Some(vs) = r.vs.as_ref().filter(|_| detail == Detail::Full) {
+        fixed_list(&mut text, vs);
     }
     view.failed_tests = r.failed_tests.iter().map(String::as_str).collect();
 
@@ -178,7 +246,11 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         // In standard, lines a listed diagnostic stands for (`[warn] src/a.ts`) are said already.
         let said = |n: u64| {
             detail == Detail::Standard
-                && view.diagnostics.iter().filter_map(|d| d.log_range).any(|r| (r.start..=r.end).contains(&n))
+                && view
+                    .diagnostics
+                    .iter()
+                    .filter_map(|d| d.diagnostic.log_range)
+                    .any(|r| (r.start..=r.end).contains(&n))
         };
         let lines: Vec<&LogLine> = window.iter().filter(|l| !said(l.number)).collect();
         if !lines.is_empty() {
@@ -289,7 +361,7 @@ fn test_counts(s: &TestSummary) -> String {
 }
 
 /// One diagnostic as one line: `file:line:col code test: message`.
-fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
+pub(super) fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
     let mut line = String::new();
     if let Some(file) = &d.file {
         line.push_str(file);
@@ -402,16 +474,17 @@ fn standard_body<'a>(
     view: &mut ExecView<'a>,
     errors: &[&'a Diagnostic],
     warnings: &[&'a Diagnostic],
+    new: &New<'_>,
     hints: Hints,
 ) {
     let mut budget = STANDARD_BUDGET;
-    let listed_errors = list_within(text, errors, &mut budget, usize::MAX, MESSAGE_BYTES);
+    let listed_errors = list_within(text, errors, &mut budget, usize::MAX, MESSAGE_BYTES, new);
     let warning_cap = if errors.is_empty() { WARNINGS_ALONE } else { WARNINGS_WITH_ERRORS };
     if !warnings.is_empty() && listed_errors == errors.len() {
         // The header no longer counts them, so the label is what says these are warnings.
         text.push_str("warnings:\n");
-        let listed = list_within(text, warnings, &mut budget, warning_cap, WARNING_BYTES);
-        view.diagnostics.extend(warnings[..listed].iter().map(|d| without_notes(d)));
+        let listed = list_within(text, warnings, &mut budget, warning_cap, WARNING_BYTES, new);
+        view.diagnostics.extend(warnings[..listed].iter().map(|d| new.view(d, false)));
         count_rest(text, "warnings", &warnings[listed..]);
         view.omitted += warnings.len() - listed;
     } else {
@@ -420,7 +493,7 @@ fn standard_body<'a>(
             count_rest(text, "warnings", warnings);
         }
     }
-    view.diagnostics.splice(0..0, errors[..listed_errors].iter().map(|d| without_notes(d)));
+    view.diagnostics.splice(0..0, errors[..listed_errors].iter().map(|d| new.view(d, false)));
     if listed_errors < errors.len() {
         count_rest(text, "errors", &errors[listed_errors..]);
         view.omitted += errors.len() - listed_errors;
@@ -485,10 +558,14 @@ fn list_within(
     budget: &mut usize,
     cap: usize,
     message_bytes: usize,
+    new: &New<'_>,
 ) -> usize {
     let mut listed = 0;
     for d in items.iter().take(cap) {
-        let line = with_compared_values(diagnostic_line(d, message_bytes), d);
+        let mut line = with_compared_values(diagnostic_line(d, message_bytes), d);
+        if new.diagnostic(d) {
+            line.insert_str(0, "new ");
+        }
         if line.len() + 1 > *budget {
             break;
         }
@@ -538,9 +615,12 @@ fn top(ranked: &[(&str, usize)], limit: usize, noun: &str) -> String {
     parts.join(", ")
 }
 
-fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
+fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult, new: &New<'_>) {
     for d in &r.diagnostics {
         let mut line = diagnostic_line(d, usize::MAX);
+        if new.diagnostic(d) {
+            line.insert_str(0, "new ");
+        }
         if d.severity == Severity::Warning {
             line.insert_str(0, "warning ");
         } else if d.severity == Severity::Info {
@@ -557,11 +637,26 @@ fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult) {
             let _ = writeln!(text, "  {note}");
         }
     }
-    view.diagnostics = r.diagnostics.clone();
+    view.diagnostics = r.diagnostics.iter().map(|d| new.view(d, true)).collect();
 }
 
-fn without_notes(d: &Diagnostic) -> Diagnostic {
-    d.clone().with_notes(Vec::new())
+/// What the previous run had and this one does not, as the previous run reported it.
+fn fixed_list(text: &mut String, vs: &Comparison) {
+    let fixed = vs.counts.fixed;
+    if fixed == 0 {
+        return;
+    }
+    text.push_str("fixed:\n");
+    for problem in &vs.fixed_problems {
+        let line = match problem {
+            OwnedProblem::Diagnostic(d) => diagnostic_line(d, usize::MAX),
+            OwnedProblem::Test(t) => t.test.clone(),
+        };
+        let _ = writeln!(text, "  {line}");
+    }
+    if fixed > vs.fixed_problems.len() {
+        let _ = writeln!(text, "  +{} more", fixed - vs.fixed_problems.len());
+    }
 }
 
 /// Failed tests that no diagnostic names.

@@ -6,10 +6,12 @@
 //! (`structuredContent`, `--json`).
 
 mod exec;
+mod history;
 mod list;
 mod log;
 
 pub use exec::{ExecView, Tail, needs_tail, render_exec};
+pub use history::{render_diff, render_runs};
 pub use list::render_list;
 pub use log::{LINE_BYTES, LogPage, render_log};
 

@@ -36,6 +36,18 @@ pub fn private_file(path: &Path) -> Result<File, StoreError> {
         .map_err(|e| StoreError::io(path, e))
 }
 
+/// Opens a private file for reading and writing, creating it empty when it is not there.
+pub fn private_open(path: &Path) -> Result<File, StoreError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(FILE_MODE)
+        .open(path)
+        .map_err(|e| StoreError::io(path, e))
+}
+
 /// Writes `value` as JSON to `path` atomically: a private temporary file, then a rename. The
 /// temporary file is removed when anything fails, so a full disk is not made fuller.
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {

@@ -47,6 +47,43 @@ pub struct RunMeta {
     /// stored whole, say), each a sentence for the answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What the run came to, in numbers; set when it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tally: Option<Tally>,
+}
+
+/// A finished run's numbers, enough for a listing of runs without reading their results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tally {
+    pub success: bool,
+    /// Errors that are not failed tests.
+    pub errors: usize,
+    pub warnings: usize,
+    /// Tests passed and failed, for a test run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<[u64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs: Option<Versus>,
+}
+
+/// How a run compared with the previous run of its command: its problems (errors, warnings,
+/// failed tests) fixed since, new, and still there.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Versus {
+    /// The run compared with.
+    pub run: String,
+    pub fixed: usize,
+    pub new: usize,
+    pub still: usize,
+}
+
+impl Versus {
+    /// `1 fixed, 1 new, 2 still`, leaving out what is zero.
+    pub fn counts(&self) -> String {
+        let parts = [(self.fixed, "fixed"), (self.new, "new"), (self.still, "still")];
+        parts.iter().filter(|(n, _)| *n > 0).map(|(n, word)| format!("{n} {word}")).collect::<Vec<_>>().join(", ")
+    }
 }
 
 impl RunMeta {
@@ -67,6 +104,7 @@ impl RunMeta {
             bytes: 0,
             error: None,
             notes: Vec::new(),
+            tally: None,
         }
     }
 

@@ -5,16 +5,21 @@
 //! written atomically (write, then rename) and privately ([`files`]), and a run being written
 //! holds an exclusive lock on its `lock` file, which is how retention ([`retention`]) knows never
 //! to touch it, and how a reader knows that a run marked running lost its writer.
+//!
+//! Beside the runs, `commands/` indexes finished runs by command ([`index`]), which is how a run
+//! finds the one before it; retention keeps it in step with the runs it removes.
 
 mod files;
 mod ids;
+mod index;
 pub mod log;
 pub mod meta;
 mod retention;
 
 pub use ids::validate_run_id;
+pub use index::CommandKey;
 pub use log::{LogLine, LogReader, LogWriter, StreamFilter};
-pub use meta::{RunMeta, RunStatus, now_ms};
+pub use meta::{RunMeta, RunStatus, Tally, Versus, now_ms};
 pub use retention::Retention;
 
 use serde::Serialize;
@@ -77,6 +82,7 @@ impl StoreError {
 #[derive(Debug, Clone)]
 pub struct Store {
     runs: PathBuf,
+    index: index::Index,
 }
 
 /// A run being written by this process. Dropping it releases the lock.
@@ -113,7 +119,7 @@ impl Store {
     pub fn open(root: &Path) -> Result<Self, StoreError> {
         let runs = root.join("runs");
         files::private_dir_all(&runs)?;
-        Ok(Store { runs })
+        Ok(Store { runs, index: index::Index::open(root)? })
     }
 
     /// Creates a new run directory with a fresh id, locked for this process.
@@ -208,7 +214,22 @@ impl Store {
     /// project's own policy); returns the ids removed. Runs some process is writing are never
     /// touched.
     pub fn prune(&self, policy: &Retention, within: Option<&Path>) -> Result<Vec<String>, StoreError> {
-        retention::prune(&self.runs, policy, within)
+        let removed = retention::prune(&self.runs, policy, within)?;
+        if !removed.is_empty() {
+            self.index.forget_missing(|id| self.runs.join(id).is_dir());
+        }
+        Ok(removed)
+    }
+
+    /// Records the run `id` as the newest finished run of its command; returns the run that was
+    /// newest before it, if any.
+    pub fn record_finished(&self, key: &CommandKey, id: &str) -> Result<Option<String>, StoreError> {
+        self.index.record(key, id)
+    }
+
+    /// Every command with its latest finished runs, oldest first.
+    pub fn commands(&self) -> Vec<(CommandKey, Vec<String>)> {
+        self.index.all()
     }
 
     /// Finishes the record of a run whose writer died (killed, crashed) before it ended: the

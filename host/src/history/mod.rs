@@ -1,0 +1,41 @@
+//! What changed since the last run of the same command.
+//!
+//! An agent's loop is edit → rerun → read. So each finished run is compared with the previous
+//! finished run of its command (same tool, directory and arguments), found through the store's
+//! index of commands, never by reading every run: its problems are matched by [`fingerprint`]
+//! and counted as fixed, new and still ([`compare`]). The comparison is stored with the run's
+//! result, so that a re-rendered answer says it again; [`flaky`] reads a command's history for
+//! tests that fail and pass by turns.
+//!
+//! Not here: what the answer says about it (`render/`), and where runs live (`store/`).
+
+pub mod compare;
+pub mod fingerprint;
+pub mod flaky;
+
+pub use compare::{Comparison, Delta, OwnedProblem, Problem, delta};
+pub use flaky::Flaky;
+
+use crate::outcome::RunResult;
+use crate::store::{CommandKey, Store};
+use buildvise_plugin_api::Diagnostic;
+
+/// The fingerprint of each diagnostic, in order.
+pub fn fingerprints(tool: &str, diagnostics: &[Diagnostic]) -> Vec<String> {
+    diagnostics.iter().map(|d| fingerprint::of(tool, d)).collect()
+}
+
+/// Records the finished run `id` of `key` and compares `result` with the run before it. None
+/// for a first run, one whose previous run is gone (pruned), and two runs with no problems.
+pub fn compare_with_previous(store: &Store, key: &CommandKey, id: &str, result: &RunResult) -> Option<Comparison> {
+    let previous = match store.record_finished(key, id) {
+        Ok(previous) => previous?,
+        Err(e) => {
+            tracing::warn!("cannot index run {id}: {}", crate::app::describe(&e));
+            return None;
+        }
+    };
+    let before: RunResult = store.read_result(&previous).ok()??;
+    let comparison = Comparison::new(&previous, delta(&key.tool, &before, &key.tool, result));
+    comparison.says_something().then_some(comparison)
+}

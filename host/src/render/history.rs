@@ -1,0 +1,149 @@
+//! `runs` and `diff`, for a person at a terminal.
+//!
+//! ```text
+//! run       tool         status    took  age  result                     compared
+//! kipomeru  cargo.check  exit 101  1.2s  2m   2 errors                   bafotemu: 1 fixed, 1 new, 1 still
+//! bafotemu  cargo.check  exit 101  1.1s  3m   2 errors, 1 warning
+//! tesibopa  pytest.run   exit 1    0.8s  5m   3 passed, 2 failed
+//!   flaky: tests/test_a.py::test_x (failed 3 of the last 5 runs)
+//! ```
+
+use super::exec::diagnostic_line;
+use super::{Rendered, plural};
+use crate::app::ListedRun;
+use crate::history::{Delta, Problem};
+use crate::store::{RunMeta, RunStatus, Tally};
+use serde_json::json;
+use std::fmt::Write;
+
+/// The runs `runs` lists, newest first; `now` in ms since the epoch, for their age.
+pub fn render_runs(runs: &[ListedRun], now: u64) -> Rendered {
+    let structured = serde_json::to_value(runs).unwrap_or_default();
+    if runs.is_empty() {
+        return Rendered { text: "no runs\n".to_string(), structured };
+    }
+    let header = ["run", "tool", "status", "took", "age", "result", "compared", "cwd"].map(String::from).to_vec();
+    let mut rows = vec![header];
+    let mut after_row: Vec<Vec<String>> = vec![Vec::new()];
+    for run in runs {
+        let m = &run.meta;
+        let status = match (m.status, m.exit_code) {
+            (RunStatus::Exited, Some(code)) => format!("exit {code}"),
+            (status, _) => format!("{status:?}").to_lowercase(),
+        };
+        let took = m.duration_ms().map_or_else(|| "-".to_string(), |ms| format!("{:.1}s", ms as f64 / 1000.0));
+        let vs = m.tally.as_ref().and_then(|t| t.vs.as_ref());
+        let compared = vs.map_or(String::new(), |vs| format!("{}: {}", vs.run, vs.counts()));
+        let result = m.tally.as_ref().map_or_else(|| "-".to_string(), tally_words);
+        rows.push(vec![
+            m.id.clone(),
+            m.tool.clone(),
+            status,
+            took,
+            age(now.saturating_sub(m.started_ms)),
+            result,
+            compared,
+            m.cwd.clone(),
+        ]);
+        after_row.push(
+            run.flaky
+                .iter()
+                .map(|f| format!("  flaky: {} (failed {} of the last {} runs)", f.test, f.failed, f.runs))
+                .collect(),
+        );
+    }
+    let mut text = String::new();
+    for (row, extra) in table(&rows).into_iter().zip(after_row) {
+        let _ = writeln!(text, "{row}");
+        for line in extra {
+            let _ = writeln!(text, "{line}");
+        }
+    }
+    Rendered { text, structured }
+}
+
+/// `2 errors, 1 warning`, `3 passed, 2 failed`, or `ok`.
+fn tally_words(t: &Tally) -> String {
+    let mut parts = Vec::new();
+    if t.errors > 0 {
+        parts.push(plural(t.errors, "error", "errors"));
+    }
+    if t.warnings > 0 {
+        parts.push(plural(t.warnings, "warning", "warnings"));
+    }
+    if let Some([passed, failed]) = t.tests {
+        parts.push(format!("{passed} passed"));
+        if failed > 0 {
+            parts.push(format!("{failed} failed"));
+        }
+    }
+    if parts.is_empty() {
+        parts.push(if t.success { "ok" } else { "failed" }.to_string());
+    }
+    parts.join(", ")
+}
+
+/// Rows as aligned columns, two spaces apart; the last column is not padded.
+fn table(rows: &[Vec<String>]) -> Vec<String> {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0))
+        .collect();
+    rows.iter()
+        .map(|row| {
+            let mut line = String::new();
+            for (c, cell) in row.iter().enumerate() {
+                if c + 1 < row.len() {
+                    let _ = write!(line, "{cell:<width$}  ", width = widths[c]);
+                } else {
+                    line.push_str(cell);
+                }
+            }
+            line.trim_end().to_string()
+        })
+        .collect()
+}
+
+fn age(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86400),
+    }
+}
+
+/// `buildvise diff A B`: the counts, then each problem fixed, new and still there.
+pub fn render_diff(before: &RunMeta, after: &RunMeta, delta: &Delta<'_>) -> Rendered {
+    let mut text = String::new();
+    let counts = [(delta.fixed.len(), "fixed"), (delta.new.len(), "new"), (delta.still.len(), "still")];
+    let said: Vec<String> = counts.iter().map(|(n, w)| format!("{n} {w}")).collect();
+    let _ = writeln!(text, "from {} to {}: {}", before.id, after.id, said.join(", "));
+    if before.tool != after.tool {
+        let _ =
+            writeln!(text, "note: {} and {} are different tools, whose problems never match", before.tool, after.tool);
+    }
+    for (title, problems) in [("fixed", &delta.fixed), ("new", &delta.new), ("still", &delta.still)] {
+        if problems.is_empty() {
+            continue;
+        }
+        let _ = writeln!(text, "{title}:");
+        for problem in problems {
+            let line = match problem {
+                Problem::Diagnostic(_, d) => diagnostic_line(d, usize::MAX),
+                Problem::Test(test) => test.to_string(),
+            };
+            let _ = writeln!(text, "  {line}");
+        }
+    }
+    let owned = |problems: &[Problem<'_>]| problems.iter().map(|p| p.owned()).collect::<Vec<_>>();
+    let structured = json!({
+        "from": before.id,
+        "to": after.id,
+        "fixed": owned(&delta.fixed),
+        "new": owned(&delta.new),
+        "still": owned(&delta.still),
+    });
+    Rendered { text, structured }
+}
