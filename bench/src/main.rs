@@ -11,6 +11,7 @@
 //! Reproduce: `cargo build --release --workspace && target/release/bench --write docs/benchmarks.md`.
 
 mod corpus;
+mod history;
 mod isolation;
 mod mcp;
 mod overhead;
@@ -48,7 +49,7 @@ struct Args {
     /// The folder holding `corpus/` and `eval/score.py` (default: `../shared` beside the project root).
     #[arg(long, value_name = "DIR")]
     shared: Option<PathBuf>,
-    /// Measure only these sections (tokens, overhead, scale, parse, isolation); default: all.
+    /// Measure only these sections (tokens, overhead, scale, parse, isolation, history); default: all.
     #[arg(long, value_name = "SECTION", value_delimiter = ',')]
     only: Vec<String>,
 }
@@ -133,6 +134,7 @@ fn main() -> anyhow::Result<()> {
     section(wanted, "scale", || scale::run(&setup, &mut report))?;
     section(wanted, "parse scale", || parse_scale::run(&setup, &mut report))?;
     section(wanted, "isolation", || isolation::run(&setup, &mut report))?;
+    section(wanted, "history", || history::run(&setup, &mut report))?;
     report.elapsed = started.elapsed();
 
     print!("{}", report.tables());

@@ -310,6 +310,14 @@ times of `buildvise --version` (process start) and `buildvise list` (start plus 
 plugin library), and the paired difference between `buildvise exec panicky.sh -- true` and
 `sh -c true` (the whole exec path around a command that does nothing).
 
+**Comparison with the previous run** (`bench --only history`): in-process, on a store of 200
+finished runs over 20 commands, the time of what the comparison adds to each exec: fingerprinting
+the result, recording the run in its command's index and reading the previous run's result, and
+writing the result again with the comparison in it; median over the reruns, beside the same step
+for a command's first run. Tokens: every corpus case with a problem is given a previous run with
+the same problems but its first and with one more, and its standard answer is counted (o200k)
+with and without the comparison.
+
 **Server ready**: wall time from spawning `buildvise serve` (stdio) to reading its answer to
 `initialize`, which includes loading every plugin; median of the samples.
 
