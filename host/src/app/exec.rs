@@ -124,6 +124,7 @@ impl App {
         if meta.status == RunStatus::Exited && result.parser_error.is_none() {
             let key = CommandKey { tool: meta.tool.clone(), cwd: meta.cwd.clone(), args: args.to_vec() };
             result.vs = history::compare_with_previous(&self.store, &key, &run.id, result);
+            meta.command = Some(key.id());
             if result.vs.is_some() {
                 self.with_room(config, || self.store.write_result(&run.dir, result))?;
             }

@@ -6,7 +6,8 @@
 //! under an exclusive lock on the file itself, read under a shared one, and rewritten in place;
 //! a file retention removed while a writer waited for its lock is noticed (the path no longer
 //! names the file locked) and the write goes to a new one. A file cut short by a crash reads as
-//! an empty history: the next run starts it afresh.
+//! an empty history: the next run starts it afresh. Retention updates the files of the commands
+//! whose runs it removed, named in their metas.
 
 use super::{StoreError, files, validate_run_id};
 use serde::{Deserialize, Serialize};
@@ -28,16 +29,30 @@ pub struct CommandKey {
 }
 
 impl CommandKey {
-    /// The command's file name: a hash of the key (the key itself is in the file, so two keys
-    /// with one hash are told apart, the later one simply not indexed).
-    fn file_name(&self) -> String {
+    /// The command's id, a hash of the key, which names its file (the key itself is in the file,
+    /// so two keys with one hash are told apart, the later one simply not indexed). A run's meta
+    /// keeps it, so that retention updates only the files of the runs it removes.
+    pub fn id(&self) -> String {
         let mut h = fnv::FnvHasher::default();
         for part in std::iter::once(&self.tool).chain(std::iter::once(&self.cwd)).chain(&self.args) {
             h.write(part.as_bytes());
             h.write_u8(0);
         }
-        format!("{:016x}.json", h.finish())
+        format!("{:016x}", h.finish())
     }
+
+    fn file_name(&self) -> String {
+        file_name(&self.id())
+    }
+}
+
+/// The file of the command `id`, or None for what is no command id (a damaged meta's).
+fn checked_file_name(id: &str) -> Option<String> {
+    (id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| file_name(id))
+}
+
+fn file_name(id: &str) -> String {
+    format!("{id}.json")
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -94,12 +109,14 @@ impl Index {
         all
     }
 
-    /// Drops the runs `exists` says are gone (retention removed them); a command left with none
-    /// loses its file.
-    pub(super) fn forget_missing(&self, exists: impl Fn(&str) -> bool) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
-        for entry in entries.flatten() {
-            let path = entry.path();
+    /// Drops from the files of `commands` the runs `exists` says are gone (retention removed
+    /// them); a command left with none loses its file.
+    pub(super) fn forget_missing(&self, commands: &[String], exists: impl Fn(&str) -> bool) {
+        for name in commands.iter().filter_map(|id| checked_file_name(id)) {
+            let path = self.dir.join(name);
+            if !path.is_file() {
+                continue;
+            }
             let Ok(mut file) = lock_current(&path) else { continue };
             let Some(mut command) = read(&mut file, &path) else {
                 let _ = std::fs::remove_file(&path);
@@ -207,7 +224,7 @@ mod tests {
         index.record(&key(&[]), "aaaaaaaa").unwrap();
         index.record(&key(&[]), "cccccccc").unwrap();
         index.record(&key(&["--all"]), "bbbbbbbb").unwrap();
-        index.forget_missing(|id| id == "cccccccc");
+        index.forget_missing(&[key(&[]).id(), key(&["--all"]).id(), "../../x".into()], |id| id == "cccccccc");
         assert_eq!(index.all(), vec![(key(&[]), vec!["cccccccc".to_string()])]);
         assert_eq!(index.record(&key(&["--all"]), "dddddddd").unwrap(), None);
     }

@@ -47,6 +47,9 @@ pub struct RunMeta {
     /// stored whole, say), each a sentence for the answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The command the run is indexed under ([`super::CommandKey::id`]), once it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
     /// What the run came to, in numbers; set when it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tally: Option<Tally>,
@@ -104,6 +107,7 @@ impl RunMeta {
             bytes: 0,
             error: None,
             notes: Vec::new(),
+            command: None,
             tally: None,
         }
     }

@@ -215,10 +215,8 @@ impl Store {
     /// touched.
     pub fn prune(&self, policy: &Retention, within: Option<&Path>) -> Result<Vec<String>, StoreError> {
         let removed = retention::prune(&self.runs, policy, within)?;
-        if !removed.is_empty() {
-            self.index.forget_missing(|id| self.runs.join(id).is_dir());
-        }
-        Ok(removed)
+        self.index.forget_missing(&removed.commands, |id| self.runs.join(id).is_dir());
+        Ok(removed.ids)
     }
 
     /// Records the run `id` as the newest finished run of its command; returns the run that was
@@ -295,6 +293,7 @@ fn modified_ms(path: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn meta(id: &str) -> RunMeta {
         RunMeta::starting(id, "cargo.build", "cargo", &[], "/p")
@@ -318,6 +317,25 @@ mod tests {
         assert_eq!((settled.status, settled.lines), (RunStatus::Failed, 1));
         assert!(settled.error.as_deref().is_some_and(|e| e.contains("stopped before the run ended")));
         assert_eq!(store.read_meta(&id).unwrap(), settled);
+    }
+
+    #[test]
+    fn pruning_runs_takes_them_out_of_their_commands_index() {
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(root.path()).unwrap();
+        let key = CommandKey { tool: "cargo.build".into(), cwd: "/p".into(), args: vec![] };
+        let mut ids = Vec::new();
+        for n in 0..3 {
+            let run = store.create_run().unwrap();
+            let mut meta = meta(&run.id);
+            (meta.started_ms, meta.status, meta.command) = (1000 + n, RunStatus::Exited, Some(key.id()));
+            store.write_meta(&run.dir, &meta).unwrap();
+            store.record_finished(&key, &run.id).unwrap();
+            ids.push(run.id.clone());
+        }
+        let removed = store.prune(&Retention { max_runs: 1, max_age: Duration::MAX, ..Retention::default() }, None);
+        assert_eq!(removed.unwrap().len(), 2);
+        assert_eq!(store.commands(), vec![(key, vec![ids[2].clone()])]);
     }
 
     #[test]

@@ -29,9 +29,18 @@ struct Candidate {
     id: String,
     started_ms: u64,
     bytes: u64,
+    /// The command it is indexed under, if any.
+    command: Option<String>,
 }
 
-pub(super) fn prune(runs: &Path, policy: &Retention, within: Option<&Path>) -> Result<Vec<String>, StoreError> {
+/// What a pass removed: run ids, and the commands whose index named some of them.
+#[derive(Debug, Default)]
+pub(super) struct Removed {
+    pub ids: Vec<String>,
+    pub commands: Vec<String>,
+}
+
+pub(super) fn prune(runs: &Path, policy: &Retention, within: Option<&Path>) -> Result<Removed, StoreError> {
     let mut candidates = Vec::new();
     let entries = std::fs::read_dir(runs).map_err(|e| StoreError::io(runs, e))?;
     for entry in entries.flatten() {
@@ -42,20 +51,20 @@ pub(super) fn prune(runs: &Path, policy: &Retention, within: Option<&Path>) -> R
         }
         let name = entry.file_name();
         let Some(id) = name.to_str().filter(|id| validate_run_id(id).is_ok()) else { continue };
-        let started_ms = match files::read_json::<RunMeta>(&dir.join(META_FILE)) {
+        let (started_ms, command) = match files::read_json::<RunMeta>(&dir.join(META_FILE)) {
             Ok(meta) if within.is_some_and(|root| !Path::new(&meta.cwd).starts_with(root)) => continue,
-            Ok(meta) => meta.started_ms,
+            Ok(meta) => (meta.started_ms, meta.command),
             // Another project's damaged run is not this project's to judge.
             Err(_) if within.is_some() => continue,
-            Err(_) => modified_ms(&dir),
+            Err(_) => (modified_ms(&dir), None),
         };
-        candidates.push(Candidate { id: id.to_string(), started_ms, bytes: dir_size(&dir) });
+        candidates.push(Candidate { id: id.to_string(), started_ms, bytes: dir_size(&dir), command });
     }
     candidates.sort_by_key(|c| std::cmp::Reverse(c.started_ms));
 
     let max_age_ms = u64::try_from(policy.max_age.as_millis()).unwrap_or(u64::MAX);
     let oldest_kept = super::now_ms().saturating_sub(max_age_ms);
-    let (mut kept, mut kept_bytes, mut removed) = (0usize, 0u64, Vec::new());
+    let (mut kept, mut kept_bytes, mut removed) = (0usize, 0u64, Removed::default());
     for c in candidates {
         let fits = kept < policy.max_runs
             && c.started_ms >= oldest_kept
@@ -64,7 +73,8 @@ pub(super) fn prune(runs: &Path, policy: &Retention, within: Option<&Path>) -> R
             kept += 1;
             kept_bytes = kept_bytes.saturating_add(c.bytes);
         } else {
-            removed.push(c.id);
+            removed.ids.push(c.id);
+            removed.commands.extend(c.command.filter(|c| !removed.commands.contains(c)));
         }
     }
     Ok(removed)
