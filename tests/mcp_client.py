@@ -1,18 +1,26 @@
 """An MCP client that nobody on this project wrote: the official Python SDK (`mcp`) drives
 `buildvise serve` over stdio, as a third-party agent would.
 
-Usage: mcp_client.py CWD -- SERVER_COMMAND...
+Usage: mcp_client.py SCENARIO CWD -- SERVER_COMMAND...
 
-It initializes, lists the tools, runs `build` exec of cargo.build in CWD, follows the hint of the
-answer with a `build` log call, and prints one JSON object of what it saw (results in their wire
-form) for tests/mcp_python_client.rs to check. The checks live there, so that this script only
-speaks the protocol.
+Scenarios, each printing one JSON object of what it saw (results in their wire form) for
+tests/mcp_python_client.rs to check; the checks live there, so that this script only speaks the
+protocol:
+- session: initialize, list the tools, `build` exec of cargo.build in CWD, then the `build` log
+  call the answer's hint names.
+- progress: `build` exec of pytest.run -v in CWD with a progress callback; every notification.
+- leave: `build` exec of the config tool `slow` in CWD, and once its progress shows it started,
+  leave: the SDK closes stdin, waits, and kills the server if it is still there.
+- sigterm: the same exec, and once it started, SIGTERM to the server (whose pid the tool wrote
+  to CWD/server.pid); what the pending call got.
 """
 
 import asyncio
 import json
 import os
+import signal
 import sys
+import time
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -41,31 +49,82 @@ def hint_call(structured):
     return args
 
 
-async def main(cwd, server):
+async def session_scenario(session, cwd):
+    init = await session.initialize()
+    tools = await session.list_tools()
+    executed = wire(await session.call_tool("build", {"action": "exec", "tool": "cargo.build", "cwd": cwd}))
+    call = hint_call(executed.get("structuredContent") or {})
+    logged = wire(await session.call_tool("build", call))
+    return {
+        "server": wire(init)["serverInfo"],
+        "tools": [wire(t) for t in tools.tools],
+        "exec": executed,
+        "logCall": call,
+        "log": logged,
+    }
+
+
+async def progress_scenario(session, cwd):
+    await session.initialize()
+    heard = []
+
+    async def progress(value, total, message):
+        heard.append({"progress": value, "total": total, "message": message})
+
+    args = {"action": "exec", "tool": "pytest.run", "args": ["-v"], "cwd": cwd}
+    executed = wire(await session.call_tool("build", args, progress_callback=progress))
+    return {"exec": executed, "progress": heard}
+
+
+async def start_slow(session, cwd):
+    """Starts the `slow` tool; returns the pending call once its progress says it started."""
+    await session.initialize()
+    started = asyncio.Event()
+
+    async def progress(value, total, message):
+        started.set()
+
+    call = asyncio.create_task(
+        session.call_tool("build", {"action": "exec", "tool": "slow", "cwd": cwd}, progress_callback=progress)
+    )
+    await asyncio.wait_for(started.wait(), 60)
+    return call
+
+
+async def sigterm_scenario(session, cwd):
+    call = await start_slow(session, cwd)
+    with open(os.path.join(cwd, "server.pid")) as f:
+        os.kill(int(f.read().strip()), signal.SIGTERM)
+    try:
+        got = wire(await asyncio.wait_for(call, 30))
+    except Exception as e:  # the SDK's error for a server that went away mid-call
+        got = {"error": type(e).__name__}
+    return {"call": got}
+
+
+SCENARIOS = {"session": session_scenario, "progress": progress_scenario, "sigterm": sigterm_scenario}
+
+
+async def main(scenario, cwd, server):
     # The SDK passes only a few variables to the server by default; the test's environment
     # (its private state dir, the cargo target dir) must reach it.
     params = StdioServerParameters(command=server[0], args=server[1:], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            init = await session.initialize()
-            tools = await session.list_tools()
-            executed = wire(await session.call_tool("build", {"action": "exec", "tool": "cargo.build", "cwd": cwd}))
-            call = hint_call(executed.get("structuredContent") or {})
-            logged = wire(await session.call_tool("build", call))
-    print(
-        json.dumps(
-            {
-                "server": wire(init)["serverInfo"],
-                "tools": [wire(t) for t in tools.tools],
-                "exec": executed,
-                "logCall": call,
-                "log": logged,
-            }
-        )
-    )
+            if scenario == "leave":
+                # The call stays pending: the client leaves without cancelling it, as one
+                # that is closed or crashes does.
+                pending = await start_slow(session, cwd)
+                left = time.monotonic()
+            else:
+                report = await SCENARIOS[scenario](session, cwd)
+    if scenario == "leave":
+        # How long the SDK's shutdown (close stdin, wait, kill) took.
+        report = {"closedInSecs": time.monotonic() - left, "callDone": pending.done()}
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4 or sys.argv[2] != "--":
+    if len(sys.argv) < 5 or sys.argv[3] != "--" or sys.argv[1] not in [*SCENARIOS, "leave"]:
         raise SystemExit(__doc__)
-    asyncio.run(main(sys.argv[1], sys.argv[3:]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[4:]))

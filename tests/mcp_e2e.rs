@@ -155,6 +155,8 @@ async fn each_detail_level_says_more() {
 async fn eight_concurrent_execs_are_all_stored_and_retrievable() {
     const JOBS: usize = 8;
     let sb = sandbox();
+    // Beyond the default of 4 runs at once, so that all eight run side by side.
+    sb.user_config("concurrent_runs = 8\n");
     std::fs::create_dir(sb.work().join("jobs")).expect("create jobs dir");
     let session = connect(&sb, &[]).await;
 
@@ -260,6 +262,35 @@ async fn a_run_longer_than_a_second_sends_progress() {
 }
 
 #[tokio::test]
+async fn calls_beyond_concurrent_runs_wait_their_turn_and_say_so() {
+    let sb = sandbox();
+    sb.user_config("concurrent_runs = 1\n");
+    let session = connect(&sb, &[]).await;
+    let marks = sb.work().join("marks");
+    let script = |name: &str| format!("echo {name} start >> {0}; sleep 1; echo {name} end >> {0}", marks.display());
+    let first = session.send_exec(&script("first")).await;
+    wait_for("the first run to start", || std::fs::read_to_string(&marks).is_ok_and(|m| m.contains("first start")))
+        .await;
+    let second = session.send_exec(&script("second")).await;
+    let token = second.progress_token.clone();
+    for handle in [first, second] {
+        let response = handle.await_response().await.expect("the exec answers");
+        let ServerResult::CallToolResult(result) = response else { panic!("not a tool result: {response:?}") };
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+    }
+    // One at a time: the second started once the first ended.
+    let marks = std::fs::read_to_string(&marks).unwrap();
+    assert_eq!(marks, "first start\nfirst end\nsecond start\nsecond end\n");
+    let heard = session.progress_for(&token);
+    assert_eq!(
+        heard.first().and_then(|p| p.message.as_deref()),
+        Some("queued: 1 run going, 0 calls ahead"),
+        "{heard:?}"
+    );
+    session.close().await;
+}
+
+#[tokio::test]
 async fn a_parser_panic_does_not_end_the_session() {
     let sb = sandbox();
     let session = connect(&sb, &[]).await;
@@ -324,17 +355,18 @@ async fn unknown_tools_are_refused_with_the_closest_names() {
     let sb = sandbox();
     let session = connect(&sb, &[]).await;
 
-    let result = session
+    // An MCP tool other than `build` is a protocol error, as the spec has it.
+    let refused = session
         .peer()
         .call_tool(
             CallToolRequestParams::new("biuld")
                 .with_arguments(serde_json::Map::from_iter([("action".to_string(), json!("list"))])),
         )
         .await
-        .expect("an unknown MCP tool is a tool error, not a protocol error");
-    let result = serde_json::to_value(result).expect("serialize");
-    assert_eq!(result["isError"], true, "{result:#}");
-    assert_eq!(text(&result), "unknown tool \"biuld\": this server has one tool, \"build\"");
+        .expect_err("an unknown MCP tool is refused");
+    let rmcp::ServiceError::McpError(error) = refused else { panic!("not a JSON-RPC error: {refused:?}") };
+    assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    assert_eq!(error.message, "unknown tool \"biuld\": this server has one tool, \"build\"; call that");
 
     let message = session.refused(json!({"action": "exec", "tool": "cargo.biuld"})).await;
     assert!(message.starts_with("unknown tool \"cargo.biuld\" (did you mean cargo.build"), "{message}");

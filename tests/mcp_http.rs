@@ -1,10 +1,12 @@
 //! The MCP server over streamable HTTP: `buildvise serve --http 127.0.0.1:0` (the port the
 //! system picks, read back from the line the server prints once bound), driven by rmcp's
-//! streamable HTTP client for a whole session, and by raw HTTP requests for the DNS-rebinding
-//! guard, which a well-behaved client never trips.
+//! streamable HTTP client for a whole session, and by raw HTTP requests for what a well-behaved
+//! client never does: foreign Host and Origin headers, bodies that are not JSON or not JSON-RPC,
+//! DELETE of sessions, sessions left idle, more sessions than the server allows.
 
 mod common;
 
+use common::http::{HttpServer, INITIALIZE};
 use common::mcp::Recorder;
 use common::{Sandbox, test_plugins};
 use rmcp::ServiceExt;
@@ -12,61 +14,8 @@ use rmcp::model::{CallToolRequestParams, ClientRequest, ProgressNotificationPara
 use rmcp::service::PeerRequestOptions;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Stdio};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What the server prints on stderr once it listens.
-const READY_PREFIX: &str = "buildvise: serving MCP at http://";
-
-/// A running `buildvise serve --http`, stopped when dropped.
-struct HttpServer {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl HttpServer {
-    fn start(sb: &Sandbox) -> Self {
-        let mut child = sb
-            .command(["serve", "--http", "127.0.0.1:0"])
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn buildvise serve --http");
-        let stderr = child.stderr.take().expect("piped stderr");
-        // A thread reads stderr to its end, so the server never blocks on a full pipe; the
-        // first line naming the address is passed on.
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut said = Vec::new();
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix(READY_PREFIX) {
-                    let _ = tx.send(Ok(rest.trim_end_matches("/mcp").to_string()));
-                }
-                said.push(line);
-            }
-            let _ = tx.send(Err(said.join("\n")));
-        });
-        let addr = match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(Ok(addr)) => addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?}: {e}")),
-            Ok(Err(said)) => panic!("buildvise serve --http ended before listening:\n{said}"),
-            Err(e) => panic!("buildvise serve --http did not say where it listens: {e}"),
-        };
-        HttpServer { child, addr }
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn arguments(value: Value) -> serde_json::Map<String, Value> {
     match value {
@@ -138,60 +87,32 @@ async fn a_whole_session_over_streamable_http_with_progress() {
     client.cancel().await.expect("close the session");
 }
 
-/// Sends one HTTP/1.1 POST of an `initialize` request with these extra headers; returns the
-/// status code and the whole response as text (status line, headers, as much body as came).
-fn post_initialize(addr: SocketAddr, headers: &[(&str, &str)]) -> (u16, String) {
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
-    let mut request = String::from("POST /mcp HTTP/1.1\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str(&format!(
-        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    ));
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("read timeout");
-    stream.write_all(request.as_bytes()).expect("send request");
-    // The status line and headers are all that matter; an SSE body may stay open, so read
-    // until the headers end (or the server closes), not to the end of the stream.
-    let mut response = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !response.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => response.extend_from_slice(&buf[..n]),
-            Err(e) => panic!("reading the response: {e}; so far: {}", String::from_utf8_lossy(&response)),
-        }
-    }
-    let response = String::from_utf8_lossy(&response).into_owned();
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in: {response}"));
-    (status, response)
-}
-
 #[test]
 fn a_request_naming_a_foreign_host_or_origin_is_rejected() {
     let sb = Sandbox::new(&[test_plugins()]);
     let server = HttpServer::start(&sb);
     let own_host = server.addr.to_string();
+    let initialize = |headers: &[(&str, &str)]| server.send("POST", headers, Some(INITIALIZE));
 
     // The same request with the server's own Host is served, so the refusals below are about
     // the names, nothing else.
-    let (status, response) = post_initialize(server.addr, &[("Host", &own_host)]);
-    assert_eq!(status, 200, "{response}");
-    let (status, response) = post_initialize(server.addr, &[("Host", &own_host), ("Origin", "http://localhost:3000")]);
-    assert_eq!(status, 200, "{response}");
+    let reply = initialize(&[("Host", &own_host)]);
+    assert_eq!(reply.status, 200, "{reply}");
+    let reply = initialize(&[("Host", &own_host), ("Origin", "http://localhost:3000")]);
+    assert_eq!(reply.status, 200, "{reply}");
 
-    let (status, response) = post_initialize(server.addr, &[("Host", "evil.example")]);
-    assert!((400..500).contains(&status), "Host: evil.example was served:\n{response}");
-    let (status, response) = post_initialize(server.addr, &[("Host", &format!("evil.example:{}", server.addr.port()))]);
-    assert!((400..500).contains(&status), "Host: evil.example:PORT was served:\n{response}");
-    let (status, response) = post_initialize(server.addr, &[("Host", &own_host), ("Origin", "http://evil.example")]);
-    assert!((400..500).contains(&status), "Origin: http://evil.example was served:\n{response}");
+    for headers in [
+        vec![("Host", "evil.example".to_string())],
+        vec![("Host", format!("evil.example:{}", server.addr.port()))],
+        vec![("Host", own_host.clone()), ("Origin", "http://evil.example".to_string())],
+    ] {
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        let reply = initialize(&headers);
+        assert_eq!(reply.status, 403, "{headers:?} was not refused:{reply}");
+        let message = reply.json()["error"]["message"].as_str().unwrap_or_default().to_string();
+        assert!(message.contains("DNS rebinding") || message.contains("loopback"), "{message}");
+        assert!(reply.header("mcp-session-id").is_none(), "{headers:?} opened a session:{reply}");
+    }
 }
 
 #[test]
@@ -200,4 +121,135 @@ fn serving_http_on_a_non_loopback_address_is_refused() {
     let run = sb.run(["serve", "--http", "0.0.0.0:0"]);
     assert_ne!(run.code, Some(0), "{run}");
     assert!(run.stderr.contains("buildvise serves loopback only; send 127.0.0.1:PORT"), "{run}");
+    let run = sb.run(["serve", "--http", "localhost"]);
+    assert_ne!(run.code, Some(0), "{run}");
+    assert!(run.stderr.contains("--http localhost: no port; send HOST:PORT"), "{run}");
+}
+
+#[test]
+fn serving_http_on_localhost_by_name_binds_a_loopback_address() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start_with(&sb, &["--http", "localhost:0"]);
+    assert!(server.addr.ip().is_loopback(), "bound {}", server.addr);
+    let host = format!("localhost:{}", server.addr.port());
+    let reply = server.send("POST", &[("Host", &host)], Some(INITIALIZE));
+    assert_eq!(reply.status, 200, "{reply}");
+    assert!(reply.body.contains(r#""serverInfo":{"name":"buildvise""#), "{reply}");
+}
+
+/// The JSON-RPC error of a refused request: its id, code and message, after checking the reply
+/// is HTTP `status` with a JSON-RPC 2.0 error body.
+fn jsonrpc_error(reply: &common::http::Reply, status: u16) -> (Value, i64, String) {
+    assert_eq!(reply.status, status, "{reply}");
+    assert_eq!(reply.header("content-type"), Some("application/json"), "{reply}");
+    let body = reply.json();
+    assert_eq!(body["jsonrpc"], "2.0", "{reply}");
+    let error = &body["error"];
+    let message = error["message"].as_str().unwrap_or_else(|| panic!("no message:{reply}")).to_string();
+    (body["id"].clone(), error["code"].as_i64().unwrap_or_else(|| panic!("no code:{reply}")), message)
+}
+
+#[test]
+fn malformed_json_is_a_400_parse_error_saying_what_to_send() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start(&sb);
+    for body in [r#"{"jsonrpc": "2.0", "id": 1, "method": "#, "tools/list", ""] {
+        let reply = server.send("POST", &[], Some(body));
+        let (id, code, message) = jsonrpc_error(&reply, 400);
+        assert_eq!((id, code), (Value::Null, -32700), "{body:?}:{reply}");
+        assert!(message.starts_with("parse error: "), "{message}");
+        assert!(message.contains("send one JSON-RPC 2.0 message as JSON"), "{message}");
+    }
+}
+
+#[test]
+fn json_that_is_not_a_json_rpc_message_is_a_400_invalid_request() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start(&sb);
+    for (body, id, said) in [
+        ("[1, 2]", Value::Null, "batch"),
+        (r#""ping""#, Value::Null, "\"jsonrpc\": \"2.0\""),
+        (r#"{"id": 7, "method": "ping"}"#, json!(7), "\"jsonrpc\": \"2.0\" is missing"),
+    ] {
+        let reply = server.send("POST", &[], Some(body));
+        let (got_id, code, message) = jsonrpc_error(&reply, 400);
+        assert_eq!((got_id, code), (id, -32600), "{body}:{reply}");
+        assert!(message.contains(said), "{body}: {message}");
+    }
+
+    // A request of a known method whose params do not fit: -32602, with its id, before any
+    // session is looked up.
+    let body = r#"{"jsonrpc": "2.0", "id": "x", "method": "tools/call", "params": {"arguments": {}}}"#;
+    let reply = server.send("POST", &[], Some(body));
+    let (id, code, message) = jsonrpc_error(&reply, 400);
+    assert_eq!((id, code), (json!("x"), -32602), "{reply}");
+    assert!(message.contains("missing field `name`") && message.contains("send params like"), "{message}");
+}
+
+#[test]
+fn delete_ends_a_known_session_and_answers_404_for_an_unknown_one() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start(&sb);
+    let session = server.initialize();
+
+    let reply = server.send("DELETE", &[], None);
+    let (_, code, message) = jsonrpc_error(&reply, 400);
+    assert_eq!(code, -32600, "{reply}");
+    assert!(message.contains("without an Mcp-Session-Id header"), "{message}");
+
+    let reply = server.send("DELETE", &[("Mcp-Session-Id", "no-such-session")], None);
+    let (_, code, message) = jsonrpc_error(&reply, 404);
+    assert_eq!(code, -32001, "{reply}");
+    assert!(message.contains("send initialize without Mcp-Session-Id"), "{message}");
+    assert_eq!(server.notify(&session).status, 202, "an unknown id ended another session");
+
+    let reply = server.send("DELETE", &[("Mcp-Session-Id", &session)], None);
+    assert!(matches!(reply.status, 200 | 204), "{reply}");
+    let reply = server.notify(&session);
+    assert_eq!(jsonrpc_error(&reply, 404).1, -32001, "the deleted session still answers:{reply}");
+    let reply = server.send("DELETE", &[("Mcp-Session-Id", &session)], None);
+    assert_eq!(reply.status, 404, "a second DELETE:{reply}");
+}
+
+#[test]
+fn an_idle_session_expires_and_a_session_with_an_open_stream_does_not() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start_with(&sb, &["--http", "127.0.0.1:0", "--session-idle", "1"]);
+    let idle = server.initialize();
+    let held = server.initialize();
+    let (reply, stream) = server.send_and_hold("GET", &[("Mcp-Session-Id", &held)], None);
+    assert_eq!(reply.status, 200, "the GET stream:{reply}");
+    assert_eq!(server.notify(&idle).status, 202, "the idle session is open before its time");
+
+    std::thread::sleep(Duration::from_secs(3));
+    let reply = server.notify(&idle);
+    let (_, code, message) = jsonrpc_error(&reply, 404);
+    assert_eq!(code, -32001, "{reply}");
+    assert!(message.contains("went 1 s without a request"), "{message}");
+    assert_eq!(server.notify(&held).status, 202, "a session with an open stream expired");
+
+    // Once its client lets the stream go, the session is idle too, and goes the same way.
+    drop(stream);
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(server.notify(&held).status, 404, "a session idle since its stream closed is still open");
+}
+
+#[test]
+fn at_the_session_cap_the_idlest_session_makes_way_and_when_all_are_busy_initialize_is_refused() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start_with(&sb, &["--http", "127.0.0.1:0", "--max-sessions", "1"]);
+    let first = server.initialize();
+    let second = server.initialize();
+    assert_eq!(server.notify(&first).status, 404, "the idle session did not make way");
+    assert_eq!(server.notify(&second).status, 202);
+
+    let (reply, _stream) = server.send_and_hold("GET", &[("Mcp-Session-Id", &second)], None);
+    assert_eq!(reply.status, 200, "the GET stream:{reply}");
+    let reply = server.send("POST", &[], Some(INITIALIZE));
+    let (id, code, message) = jsonrpc_error(&reply, 503);
+    assert_eq!((id, code), (json!(1), -32000), "{reply}");
+    assert!(message.contains("all 1 open (--max-sessions 1) are busy"), "{message}");
+    assert!(message.contains("higher --max-sessions"), "{message}");
+    assert!(reply.header("mcp-session-id").is_none(), "a refused initialize opened a session:{reply}");
+    assert_eq!(server.notify(&second).status, 202, "refusing a newcomer ended a busy session");
 }

@@ -22,14 +22,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The pytest the tests run: the version the corpus was captured with, so that what pytest
-/// prints does not drift under the tests.
-const PYTEST_VERSION: &str = "9.2.0";
-
 /// The shared virtual environment with pytest, made on first use; None when there is no python3.
 fn pytest_venv() -> Option<&'static Path> {
     static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
-    VENV.get_or_init(|| common::python_venv("pytest-venv", &format!("pytest=={PYTEST_VERSION}"))).as_deref()
+    VENV.get_or_init(|| common::python_venv("pytest-venv", common::PYTEST_REQUIREMENT)).as_deref()
 }
 
 /// The cached venv, or None after saying loudly that the test is skipped.

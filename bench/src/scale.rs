@@ -7,6 +7,7 @@
 use crate::report::{Figure, Report, num};
 use crate::{Setup, median, run_ok};
 use anyhow::{Context, bail};
+use buildvise::access::Access;
 use buildvise::app::{App, LogCall};
 use buildvise::config::Config;
 use buildvise::plugins::Registry;
@@ -166,7 +167,7 @@ fn pages(setup: &Setup, report: &mut Report, store_dir: &Path) -> anyhow::Result
     let meta = only_run(store_dir)?;
     let total = store.reader(&meta.id)?.count(StreamFilter::Both)?;
     let app = App::new(Registry::default(), store, Config::default(), None);
-    let log = |call: &LogCall| app.log(call, &CancelToken::default(), Surface::Mcp, &mut |_| {});
+    let log = |call: &LogCall| app.log(&Access::anywhere(), call, &CancelToken::default(), Surface::Mcp, &mut |_| {});
     let positions = [("start", 1), ("middle", total / 2), ("end", total.saturating_sub(PAGE_LINES - 1))];
     let samples = if setup.quick { PAGE_SAMPLES / 2 } else { PAGE_SAMPLES };
     for (name, start) in positions {

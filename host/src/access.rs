@@ -49,6 +49,16 @@ impl Access {
         self.roots.as_deref().unwrap_or_default()
     }
 
+    /// Whether calls may run anywhere (but in system directories).
+    pub fn is_anywhere(&self) -> bool {
+        self.roots.is_none()
+    }
+
+    /// Whether `dir` (resolved) is in a root, or anywhere is allowed.
+    pub fn contains(&self, dir: &Path) -> bool {
+        self.roots.as_ref().is_none_or(|roots| roots.iter().any(|root| dir.starts_with(root)))
+    }
+
     /// Resolves `cwd` and checks it is an allowed directory.
     pub fn check_cwd(&self, cwd: &Path) -> Result<Place, AccessError> {
         let shown = cwd.display().to_string();

@@ -33,6 +33,10 @@ use std::sync::OnceLock;
 /// The version of the table layout below. A host refuses any other.
 pub const ABI_VERSION: u32 = 1;
 
+/// The newest minor of [`ABI_VERSION`] this crate speaks (the last row of the table above).
+/// `buildvise --version` names it: a plugin from a later minor loads, but its newer slots go unused.
+pub const ABI_MINOR: u32 = 2;
+
 /// The exported function's name, NUL-terminated for `dlsym`.
 pub const ENTRY_SYMBOL: &[u8] = b"buildvise_plugin_v1\0";
 

@@ -539,6 +539,10 @@ pub struct Progress {
     /// Tests finished so far.
     #[serde(default)]
     pub tests: u64,
+    /// Tests the tool said it would run (`collected 40 items`, `running 12 tests`), summed over
+    /// what it announced so far; None until it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_total: Option<u64>,
     /// What the tool is doing now, in a few words (`Compiling serde v1.0.200`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
@@ -546,7 +550,12 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(errors: u64, warnings: u64, tests: u64) -> Self {
-        Progress { errors, warnings, tests, activity: None }
+        Progress { errors, warnings, tests, tests_total: None, activity: None }
+    }
+
+    pub fn with_tests_total(mut self, total: Option<u64>) -> Self {
+        self.tests_total = total;
+        self
     }
 
     pub fn with_activity(mut self, activity: impl Into<String>) -> Self {

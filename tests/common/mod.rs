@@ -8,6 +8,7 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod http;
 pub mod mcp;
 
 use serde_json::Value;
@@ -279,6 +280,10 @@ pub fn run_command(cmd: &mut Command) -> Run {
     let out = cmd.output().expect("buildvise runs");
     Run::new(shown, out)
 }
+
+/// The pytest the tests install (`target/test-env/pytest-venv`): the version the corpus was
+/// captured with, so that what pytest prints does not drift under the tests.
+pub const PYTEST_REQUIREMENT: &str = "pytest==9.2.0";
 
 /// A virtual environment `target/test-env/NAME` with `requirement` pip-installed, made on first
 /// use and reused by later runs; None when there is no python3 (callers then skip loudly). Several

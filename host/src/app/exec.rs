@@ -71,8 +71,10 @@ impl App {
             return Err(AppError::NeedsConfirm { tool: call.tool.clone(), command });
         }
 
-        let Started { run, plan, worker, log, mut meta } = self.start_run(tool, call, &place.dir, &roots, &config)?;
         let _registered = self.in_flight.register(cancel);
+        let queued = &mut |ahead, running| report(&Progress { queued: Some((ahead, running)), ..Progress::default() });
+        let Some(_slot) = self.slots.take(cancel, queued) else { return Err(AppError::Cancelled) };
+        let Started { run, plan, worker, log, mut meta } = self.start_run(tool, call, &place.dir, &roots, &config)?;
         self.prune_beside(&config, project_retention, run.hold());
         let command = run::Command {
             program: plan.program.clone(),

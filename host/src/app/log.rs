@@ -4,6 +4,7 @@
 //! its log on first read.
 
 use super::{App, AppError};
+use crate::access::Access;
 use crate::outcome::{Finished, RunResult};
 use crate::parse::parse_stored;
 use crate::render::{self, Detail, LINE_BYTES, LogPage, Rendered, Surface};
@@ -35,14 +36,20 @@ pub struct LogCall {
 }
 
 impl App {
-    /// Answers a `log` call. `report` hears how far a long grep has got.
+    /// Answers a `log` call about a run made within `access`'s roots (any other reads as
+    /// unknown, so a session cannot read another project's runs). `report` hears how far a long
+    /// grep has got.
     pub fn log(
         &self,
+        access: &Access,
         call: &LogCall,
         cancel: &CancelToken,
         surface: Surface,
         report: &mut dyn FnMut(&str),
     ) -> Result<Rendered, AppError> {
+        if !access.is_anywhere() && !access.contains(Path::new(&self.store.read_meta(&call.run_id)?.cwd)) {
+            return Err(StoreError::UnknownRun(call.run_id.clone()).into());
+        }
         let max_lines = call.max_lines.unwrap_or(self.config.max_lines);
         if let Some(detail) = call.detail {
             return self.rerender(&call.run_id, detail, max_lines, surface);

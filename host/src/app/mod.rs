@@ -10,6 +10,7 @@ mod history;
 mod log;
 mod parse;
 mod sink;
+mod slots;
 
 pub use error::{AppError, describe};
 pub use exec::{ExecAnswer, ExecCall};
@@ -40,13 +41,15 @@ pub struct App {
     pub config: Config,
     guard: Option<Guard>,
     in_flight: InFlight,
+    slots: slots::Slots,
     /// Set while a retention pass runs, so that passes do not pile up in a busy server.
     pruning: Arc<AtomicBool>,
 }
 
 impl App {
     pub fn new(registry: Registry, store: Store, config: Config, guard: Option<Guard>) -> Self {
-        App { registry, store, config, guard, in_flight: InFlight::default(), pruning: Arc::default() }
+        let slots = slots::Slots::new(config.concurrent_runs);
+        App { registry, store, config, guard, in_flight: InFlight::default(), slots, pruning: Arc::default() }
     }
 
     /// The tools a caller in `cwd` may use (the plugins', and those its config files define), and

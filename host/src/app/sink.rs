@@ -18,20 +18,33 @@ pub struct Progress {
     pub errors: u64,
     pub warnings: u64,
     pub tests: u64,
+    /// Tests the tool said it would run, once it said.
+    pub tests_total: Option<u64>,
     /// What the tool is doing now: the parser's word, else the last line printed.
     pub activity: String,
+    /// Not started yet: calls ahead in the queue, and runs going.
+    pub queued: Option<(usize, usize)>,
 }
 
 impl Progress {
-    /// `1532 lines, 2 errors, 40 tests: Compiling serde v1.0.219`, for a progress notification or
-    /// a terminal's status line.
+    /// `1532 lines, 2 errors, 40/120 tests: Compiling serde v1.0.219`, for a progress
+    /// notification or a terminal's status line.
     pub fn describe(&self) -> String {
-        let mut text = format!("{} lines", self.lines);
-        if self.errors > 0 {
-            text.push_str(&format!(", {} errors", self.errors));
+        if let Some((ahead, running)) = self.queued {
+            return format!(
+                "queued: {}, {} ahead",
+                count(running as u64, "run going", "runs going"),
+                count(ahead as u64, "call", "calls")
+            );
         }
-        if self.tests > 0 {
-            text.push_str(&format!(", {} tests", self.tests));
+        let mut text = count(self.lines, "line", "lines");
+        if self.errors > 0 {
+            text.push_str(&format!(", {}", count(self.errors, "error", "errors")));
+        }
+        match self.tests_total {
+            Some(total) => text.push_str(&format!(", {}/{}", self.tests, count(total, "test", "tests"))),
+            None if self.tests > 0 => text.push_str(&format!(", {}", count(self.tests, "test", "tests"))),
+            None => {}
         }
         if !self.activity.is_empty() {
             text.push_str(": ");
@@ -39,6 +52,10 @@ impl Progress {
         }
         text
     }
+}
+
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 pub(super) struct RunSink<'a> {
@@ -63,10 +80,12 @@ impl<'a> RunSink<'a> {
             errors: parsed.errors,
             warnings: parsed.warnings,
             tests: parsed.tests,
+            tests_total: parsed.tests_total,
             activity: parsed.activity.unwrap_or_else(|| {
                 let text = String::from_utf8_lossy(&reported.last_line);
                 buildvise_plugin_api::clip(text.trim(), ACTIVITY_BYTES).into_owned()
             }),
+            queued: None,
         }
     }
 }
@@ -92,5 +111,22 @@ impl LineSink for RunSink<'_> {
             (self.report)(&progress);
             self.last_progress = now;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_reads_well_in_the_singular_and_with_a_known_total() {
+        let p = Progress { lines: 1, errors: 1, tests: 1, activity: "x".into(), ..Progress::default() };
+        assert_eq!(p.describe(), "1 line, 1 error, 1 test: x");
+        let p = Progress { lines: 40, tests: 3, tests_total: Some(12), ..Progress::default() };
+        assert_eq!(p.describe(), "40 lines, 3/12 tests");
+        assert_eq!(
+            Progress { queued: Some((1, 4)), ..Progress::default() }.describe(),
+            "queued: 4 runs going, 1 call ahead"
+        );
     }
 }

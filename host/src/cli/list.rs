@@ -1,8 +1,16 @@
 //! `buildvise list`.
+//!
+//! Besides the answer an agent gets over MCP, a person at the command line sees where each plugin
+//! was loaded from, or, when none loaded, where buildvise looked and how to get them. Agents never
+//! get these lines: they pay for every token and cannot act on a library's path.
 
 use super::{Cli, app, print_json, print_text};
 use crate::access::Access;
 use crate::config::Config;
+use crate::plugins::Registry;
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,15 +37,105 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let cwd = std::env::current_dir()?;
-    let rendered = app.list(&Access::anywhere(), &cwd);
+    let mut rendered = app.list(&Access::anywhere(), &cwd);
+    let origins = origins(&app.registry);
     if args.json {
+        if let Some(view) = rendered.structured.as_object_mut() {
+            view.insert("plugins".into(), serde_json::to_value(&origins)?);
+            view.insert("searched".into(), serde_json::to_value(&app.registry.searched)?);
+        }
         print_json(&rendered.structured)?;
     } else {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        rendered.text.push_str(&origins_text(&origins, &app.registry.searched, home.as_deref()));
         print_text(&rendered.text)?;
-        if app.registry.tools().next().is_none() {
-            let searched: Vec<String> = app.registry.searched.iter().map(|d| d.display().to_string()).collect();
-            eprintln!("searched: {}", searched.join(", "));
-        }
     }
     Ok(0)
+}
+
+/// A plugin that loaded, and the library it came from.
+#[derive(Debug, Serialize)]
+struct Origin<'a> {
+    name: &'a str,
+    version: &'a str,
+    path: &'a Path,
+}
+
+fn origins(registry: &Registry) -> Vec<Origin<'_>> {
+    registry
+        .loaded
+        .iter()
+        .map(|p| Origin { name: &p.manifest.name, version: &p.manifest.version, path: &p.path })
+        .collect()
+}
+
+/// A `plugins:` section naming each plugin's library; with none, the directories searched and
+/// the ways to get plugins.
+fn origins_text(origins: &[Origin<'_>], searched: &[PathBuf], home: Option<&Path>) -> String {
+    let mut text = String::new();
+    if origins.is_empty() {
+        let searched: Vec<String> = searched.iter().map(|d| shown(d, home)).collect();
+        let _ = writeln!(text, "searched: {}", searched.join(", "));
+        let _ = writeln!(
+            text,
+            "get plugins: run `cargo xtask install` in a clone of buildvise (the binary and its plugins, \
+             into ~/.local), or point --plugin-dir or BUILDVISE_PLUGIN_PATH at a directory of {}buildvise_plugin_*{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        );
+        return text;
+    }
+    text.push_str("plugins:\n");
+    let width = origins.iter().map(|o| o.name.len()).max().unwrap_or(0);
+    for o in origins {
+        let _ = writeln!(text, "  {:width$}  {}", o.name, shown(o.path, home));
+    }
+    text
+}
+
+/// `path`, with `~` for the home directory it is under: shorter, and the same on every machine.
+fn shown(path: &Path, home: Option<&Path>) -> String {
+    // A home of `/` would turn every path into `~/…`, which says nothing.
+    let home = home.filter(|h| h.parent().is_some());
+    match home.and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) => Path::new("~").join(rest).display().to_string(),
+        None => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_each_plugins_library_in_a_section_of_its_own() {
+        let cargo = Path::new("/home/me/.local/lib/buildvise/plugins/libbuildvise_plugin_cargo.so");
+        let npm = Path::new("/opt/buildvise/libbuildvise_plugin_npm.so");
+        let origins = [
+            Origin { name: "cargo", version: "0.1.0", path: cargo },
+            Origin { name: "npm", version: "0.1.0", path: npm },
+        ];
+        let text = origins_text(&origins, &[], Some(Path::new("/home/me")));
+        assert_eq!(
+            text,
+            "plugins:\n  cargo  ~/.local/lib/buildvise/plugins/libbuildvise_plugin_cargo.so\n  \
+             npm    /opt/buildvise/libbuildvise_plugin_npm.so\n"
+        );
+    }
+
+    #[test]
+    fn without_plugins_says_where_it_looked_and_how_to_get_them() {
+        let searched = [PathBuf::from("/home/me/bin"), PathBuf::from("/usr/lib/buildvise/plugins")];
+        let text = origins_text(&[], &searched, Some(Path::new("/home/me")));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(lines[0], "searched: ~/bin, /usr/lib/buildvise/plugins");
+        assert!(lines[1].contains("`cargo xtask install`") && lines[1].contains("BUILDVISE_PLUGIN_PATH"), "{text}");
+    }
+
+    #[test]
+    fn a_home_of_root_is_not_shortened() {
+        assert_eq!(shown(Path::new("/usr/lib/x.so"), Some(Path::new("/"))), "/usr/lib/x.so");
+        assert_eq!(shown(Path::new("/home/mel/x.so"), Some(Path::new("/home/me"))), "/home/mel/x.so");
+    }
 }

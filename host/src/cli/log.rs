@@ -1,6 +1,7 @@
 //! `buildvise log`: pages and greps a stored run, or re-renders its answer (`--detail`).
 
 use super::{Cli, app, for_terminal, print_json, print_text};
+use crate::access::Access;
 use crate::app::LogCall;
 use crate::config::Config;
 use crate::render::{Detail, Surface};
@@ -78,7 +79,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         detail: args.detail,
         max_lines,
     };
-    let rendered = app.log(&call, &CancelToken::default(), Surface::Cli, &mut |_| {})?;
+    let rendered = app.log(&Access::anywhere(), &call, &CancelToken::default(), Surface::Cli, &mut |_| {})?;
     if args.json {
         print_json(&rendered.structured)?;
     } else {

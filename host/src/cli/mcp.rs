@@ -24,7 +24,7 @@ enum McpCommand {
 
 pub fn run(args: &Args) -> anyhow::Result<i32> {
     let McpCommand::Install { client, scope } = args.command;
-    let installed = install(client, scope, &std::env::current_dir()?, None)?;
+    let installed = install(client, scope, &std::env::current_dir()?)?;
     let verb = if installed.changed { "wrote" } else { "already set up:" };
     print_text(&format!("{verb} {}\nother clients:\n{}", installed.path.display(), installed.others))?;
     Ok(0)

@@ -36,10 +36,18 @@ pub const EXIT_FAILURE: i32 = 125;
 const EXIT_NOT_EXECUTABLE: i32 = 126;
 const EXIT_NOT_FOUND: i32 = 127;
 
+/// `--version`: the plugin ABI too, which decides the plugin libraries this binary can load.
+fn version() -> &'static str {
+    use buildvise_plugin_api::abi::{ABI_MINOR, ABI_VERSION};
+    static VERSION: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| format!("{} (plugin ABI {ABI_VERSION}.{ABI_MINOR})", env!("CARGO_PKG_VERSION")));
+    &VERSION
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "buildvise",
-    version,
+    version = version(),
     about = "Run builds and tests; keep the whole log; answer with only what matters."
 )]
 pub struct Cli {

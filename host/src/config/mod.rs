@@ -22,9 +22,12 @@ pub const DEFAULT_MAX_LINES: u32 = 20;
 pub const MAX_LINES_LIMIT: u32 = 10_000;
 const DEFAULT_TIMEOUT_SECS: u64 = 600;
 const DEFAULT_MAX_TIMEOUT_SECS: u64 = 3600;
+/// Runs one server runs at once: enough for a few agents' builds side by side, few enough
+/// that they do not all fight for the same cores.
+const DEFAULT_CONCURRENT_RUNS: usize = 4;
 const PROJECT_FILE: &str = "buildvise.toml";
 /// Keys only the operator may set, refused in a project file with the reason.
-const OPERATOR_ONLY: &[&str] = &["plugin_dirs", "allow_mutating"];
+const OPERATOR_ONLY: &[&str] = &["plugin_dirs", "allow_mutating", "concurrent_runs"];
 
 /// The user's config file as written. Every key is optional so that it layers over defaults.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -33,6 +36,7 @@ struct UserFile {
     max_lines: Option<u32>,
     timeout_secs: Option<u64>,
     max_timeout_secs: Option<u64>,
+    concurrent_runs: Option<usize>,
     #[serde(default)]
     plugin_dirs: Vec<PathBuf>,
     #[serde(default)]
@@ -86,6 +90,8 @@ pub struct Config {
     pub max_lines: u32,
     pub timeout: Duration,
     pub max_timeout: Duration,
+    /// Runs a process runs at once; calls beyond wait their turn.
+    pub concurrent_runs: usize,
     pub plugin_dirs: Vec<PathBuf>,
     pub disable: Vec<String>,
     pub read_only: bool,
@@ -101,6 +107,7 @@ impl Default for Config {
             max_lines: DEFAULT_MAX_LINES,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             max_timeout: Duration::from_secs(DEFAULT_MAX_TIMEOUT_SECS),
+            concurrent_runs: DEFAULT_CONCURRENT_RUNS,
             plugin_dirs: Vec::new(),
             disable: Vec::new(),
             read_only: false,
@@ -180,6 +187,9 @@ impl Config {
         }
         if let Some(s) = file.max_timeout_secs {
             self.max_timeout = Duration::from_secs(s.max(1));
+        }
+        if let Some(n) = file.concurrent_runs {
+            self.concurrent_runs = n.max(1);
         }
         self.plugin_dirs.extend(file.plugin_dirs.into_iter().map(|d| base.join(d)));
         self.disable.extend(file.disable);
@@ -344,8 +354,10 @@ mod tests {
     }
 
     #[test]
-    fn a_project_cannot_load_plugins_or_consent() {
-        for text in ["plugin_dirs = [\"evil\"]", "allow_mutating = true", "allow_mutating = false"] {
+    fn a_project_cannot_load_plugins_or_consent_or_take_more_run_slots() {
+        for text in
+            ["plugin_dirs = [\"evil\"]", "allow_mutating = true", "allow_mutating = false", "concurrent_runs = 64"]
+        {
             let (_dir, cwd) = project(text);
             let err = Config::default().for_project(&cwd, None).unwrap_err().to_string();
             assert!(err.contains("can only be set by the operator"), "{text}: {err}");

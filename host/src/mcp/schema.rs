@@ -2,7 +2,7 @@
 //! instructions. Every word here is paid on every turn of every conversation, so each one must
 //! earn its place; `tests/mcp_e2e.rs` fails when the tools/list entry grows past its budget.
 
-use rmcp::model::Tool;
+use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -35,5 +35,9 @@ pub fn tool() -> Tool {
         },
         "required": ["action"]
     });
+    // Of the hints, only this one differs from what a client assumes when it is absent: the
+    // tool works on the workspace, not the world. Clients read hints for their own decisions
+    // (approvals) and do not pass them to the model, so they cost no turn tokens.
     Tool::new(TOOL_NAME, DESCRIPTION, Arc::new(schema.as_object().cloned().unwrap_or_default()))
+        .with_annotations(ToolAnnotations::new().open_world(false))
 }

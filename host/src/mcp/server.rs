@@ -4,14 +4,17 @@
 //! (when the call carried a progress token), and `notifications/cancelled` ends the process tree.
 
 use super::args::{self, Call, ExecArgs};
+use super::progress::{self, Said};
+use super::resources;
 use super::schema;
 use crate::access::Access;
 use crate::app::{App, AppError, ExecCall, LogCall, Progress, describe};
 use crate::render::{Rendered, Surface};
 use crate::run::CancelToken;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -91,7 +94,10 @@ impl BuildServer {
             detail: a.detail,
             max_lines: a.max_lines,
         };
-        let progress = progress_sender(&context, |p: &Progress| p.describe());
+        let progress = progress::sender(&context, |p: &Progress| Said {
+            message: p.describe(),
+            tests: p.tests_total.map(|total| (p.tests, total)),
+        });
         let app = Arc::clone(&self.app);
         let access = Access::within(&roots);
         blocking(&context, progress, move |cancel, report| {
@@ -101,33 +107,14 @@ impl BuildServer {
     }
 
     async fn log(&self, call: LogCall, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
-        let progress = progress_sender(&context, |said: &String| said.clone());
+        let access = Access::within(&self.roots(&context).await);
+        let progress = progress::sender(&context, |said: &String| Said { message: said.clone(), tests: None });
         let app = Arc::clone(&self.app);
         blocking(&context, progress, move |cancel, report| {
-            app.log(&call, cancel, Surface::Mcp, &mut |said: &str| report(&said.to_string()))
+            app.log(&access, &call, cancel, Surface::Mcp, &mut |said: &str| report(&said.to_string()))
         })
         .await
     }
-}
-
-/// Progress notifications for a call that asked for them (it carried a progress token): a
-/// channel whose values are sent as they come, worded by `describe`.
-fn progress_sender<T: Send + 'static>(
-    context: &RequestContext<RoleServer>,
-    describe: fn(&T) -> String,
-) -> Option<(tokio::sync::mpsc::UnboundedSender<T>, tokio::task::JoinHandle<()>)> {
-    let token = context.meta.get_progress_token()?;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<T>();
-    let peer = context.peer.clone();
-    let reporter = tokio::spawn(async move {
-        let mut sent = 0u32;
-        while let Some(value) = rx.recv().await {
-            sent += 1;
-            let params = ProgressNotificationParam::new(token.clone(), f64::from(sent)).with_message(describe(&value));
-            let _ = peer.notify_progress(params).await;
-        }
-    });
-    Some((tx, reporter))
 }
 
 /// Runs blocking work (a run, a log scan) off the async runtime, cancelled when the client
@@ -166,6 +153,13 @@ async fn blocking<T: Clone + Send + 'static>(
     outcome.unwrap_or_else(|e| Err(AppError::Internal(e)))
 }
 
+/// Store reads for resources, off the async runtime.
+async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, McpError> + Send + 'static,
+) -> Result<T, McpError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(McpError::internal_error(e.to_string(), None)))
+}
+
 fn answer(rendered: Rendered) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(rendered.text)]);
     result.structured_content = Some(rendered.structured);
@@ -182,7 +176,7 @@ fn refused(error: &AppError) -> CallToolResult {
 
 impl ServerHandler for BuildServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("buildvise", env!("CARGO_PKG_VERSION")))
             .with_instructions(schema::INSTRUCTIONS)
     }
@@ -205,7 +199,8 @@ impl ServerHandler for BuildServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         if request.name != schema::TOOL_NAME {
-            return Ok(refusal(format!("unknown tool {:?}: this server has one tool, \"build\"", request.name)).into());
+            let message = format!("unknown tool {:?}: this server has one tool, \"build\"; call that", request.name);
+            return Err(McpError::invalid_params(message, None));
         }
         let call = match args::parse(request.arguments.as_ref()) {
             Ok(call) => call,
@@ -221,6 +216,35 @@ impl ServerHandler for BuildServer {
             Err(error) => refused(&error),
         }
         .into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let access = Access::within(&self.roots(&context).await);
+        let app = Arc::clone(&self.app);
+        let cursor = request.and_then(|r| r.cursor);
+        off_runtime(move || resources::list(&app, &access, cursor.as_deref())).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let access = Access::within(&self.roots(&context).await);
+        let app = Arc::clone(&self.app);
+        off_runtime(move || resources::read(&app, &access, &request.uri)).await.map(Into::into)
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

@@ -51,6 +51,9 @@ impl RunParser {
                 sum.errors += p.errors;
                 sum.warnings += p.warnings;
                 sum.tests += p.tests;
+                if let Some(announced) = p.tests_total {
+                    sum.tests_total = Some(sum.tests_total.unwrap_or(0) + announced);
+                }
                 if sum.activity.is_none() {
                     sum.activity = p.activity;
                 }

@@ -2,7 +2,8 @@
 //!
 //! Libraries named `buildvise_plugin_*` (with the platform's prefix and suffix) are searched in
 //! order: explicit dirs (`--plugin-dir`, `BUILDVISE_PLUGIN_PATH`, config `plugin_dirs`), the
-//! executable's directory and its `deps/`, `<exe>/../lib/buildvise/plugins`, and the user data dir.
+//! executable's directory and its `deps/`, `<exe>/../lib/buildvise/plugins` (where `cargo xtask
+//! install` puts them), and the user data dir.
 //! A file name seen once is not loaded again from a later dir (cargo puts the same cdylib in
 //! `target/release` and `target/release/deps`). A broken library is skipped and reported; when two
 //! plugins claim one tool, the first wins and the clash is reported.
@@ -50,6 +51,8 @@ pub struct Format {
 pub struct Registry {
     tools: BTreeMap<String, Tool>,
     formats: BTreeMap<String, Format>,
+    /// The libraries that loaded, in the order they were found.
+    pub loaded: Vec<Arc<PluginLibrary>>,
     pub failures: Vec<LoadFailure>,
     pub clashes: Vec<Clash>,
     pub searched: Vec<PathBuf>,
@@ -106,6 +109,7 @@ impl Registry {
                             .insert(spec.name.clone(), Format { spec: spec.clone(), plugin: Arc::clone(&plugin) });
                     }
                 }
+                self.loaded.push(plugin);
             }
             Err(e) => self.failures.push(LoadFailure { path: path.to_path_buf(), reason: e.to_string() }),
         }
@@ -138,10 +142,14 @@ fn is_plugin_file(path: &Path) -> bool {
 
 fn default_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
-        dirs.push(exe_dir.join("deps"));
-        dirs.insert(0, exe_dir.clone());
-        dirs.push(exe_dir.join("../lib/buildvise/plugins"));
+    // Canonical, so that a symlink to the binary (in `~/bin`, say) finds the plugins beside the
+    // real one, and `list` names the prefix without a `..`.
+    let exe = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+    if let Some(exe_dir) = exe.as_deref().and_then(Path::parent) {
+        dirs.extend([exe_dir.to_path_buf(), exe_dir.join("deps")]);
+        if let Some(prefix) = exe_dir.parent() {
+            dirs.push(prefix.join("lib/buildvise/plugins"));
+        }
     }
     let data = std::env::var_os("XDG_DATA_HOME")
         .filter(|v| !v.is_empty())

@@ -65,7 +65,7 @@ pub fn render_list<'a>(
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
     let mut text = String::new();
     if tools.is_empty() {
-        text.push_str("no tools: no plugin was found (see `buildvise list` for where it looked)\n");
+        text.push_str("no tools: no plugin was found (`buildvise list` says where it looked and how to get them)\n");
     }
     for t in &tools {
         let _ = write!(text, "{:width$}  {}", t.name, t.description);

@@ -40,6 +40,9 @@ pub(crate) struct TestRun {
     pub(crate) seen: bool,
     /// Between `running N tests` and `test result:`: text here is the tests' own.
     pub(crate) in_binary: bool,
+    /// Tests the `running N tests` lines announced, and verdicts read, over every binary.
+    pub(crate) announced: u64,
+    pub(crate) verdicts: u64,
     /// After `Doc-tests`: each test is a process whose output comes before its verdict.
     pub(crate) doctests: bool,
     /// The verdict the last line gave: the test's name and whether it failed.
@@ -81,6 +84,8 @@ impl TestRun {
         }
         match bytes.first() {
             Some(b'r') if is_running(text) => {
+                let count = text["running ".len()..].split(' ').next().and_then(|n| n.parse::<u64>().ok());
+                self.announced = self.announced.saturating_add(count.unwrap_or(0));
                 self.close_section();
                 self.seen = true;
                 self.in_binary = true;
@@ -160,6 +165,7 @@ impl TestRun {
         }
         self.last_verdict = Some((bare_name(name).to_string(), failed));
         self.verdicts_seen = true;
+        self.verdicts += 1;
         true
     }
 

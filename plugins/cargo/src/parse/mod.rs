@@ -22,7 +22,8 @@ mod text;
 use backtrace::{Backtrace, Step};
 use block::{Block, Flow, HeadlineKind};
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, RunEnd, Stream, relative_to, split_location,
+    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, Progress, RunEnd, Severity, Stream,
+    relative_to, split_location,
 };
 use libtest::{Context, TestRun};
 use lints::LintMemory;
@@ -670,6 +671,12 @@ impl Parser for CargoParser {
             }
         }
         self.dispatch(line);
+    }
+
+    fn progress(&self) -> Progress {
+        let count = |severity| self.diagnostics.iter().filter(|d| d.severity == severity).count() as u64;
+        Progress::new(count(Severity::Error), count(Severity::Warning), self.tests.verdicts)
+            .with_tests_total(self.tests.seen.then_some(self.tests.announced))
     }
 
     fn finish(&mut self, end: &RunEnd) -> ParseResult {

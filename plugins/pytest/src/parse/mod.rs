@@ -70,6 +70,7 @@ impl Parser for PytestParser {
             found.warnings.len() as u64,
             found.tests_done,
         )
+        .with_tests_total(found.collected)
     }
 
     fn finish(&mut self, end: &RunEnd) -> ParseResult {
@@ -1517,12 +1518,14 @@ tests/test_a.py:30
     fn progress_counts_while_running() {
         let mut p = parser();
         let lines = [
-            "collected 6 items",
+            "collecting ... collected 6 items",
             "",
             "tests/t.py ..F.                 [ 66%]",
             "tests/u.py .s                   [100%]",
         ];
-        for (i, l) in lines.iter().enumerate() {
+        p.feed(Line::new(Stream::Stdout, 1, lines[0].as_bytes()));
+        assert_eq!((p.progress().tests, p.progress().tests_total), (0, Some(6)), "the total is known once collected");
+        for (i, l) in lines.iter().enumerate().skip(1) {
             p.feed(Line::new(Stream::Stdout, i as u64 + 1, l.as_bytes()));
         }
         assert_eq!(p.progress().tests, 6);

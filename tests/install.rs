@@ -1,0 +1,165 @@
+//! The documented install, `cargo xtask install --prefix DIR`, puts the binary and every plugin
+//! where the binary finds them on its own: `list` in an empty environment finds them all and names
+//! where each came from, and installing again over a running binary works. A binary without
+//! plugins says where it looked and how to get them.
+//!
+//! The release build goes to `target/install-test`, kept across runs, not to the target dir of
+//! the running `cargo test`: cargo has held that one locked while tests run (1.95 does not, but
+//! older versions within the project's rust-version may), and a build there would wait forever.
+
+mod common;
+
+use buildvise_plugin_api::abi::{ABI_MINOR, ABI_VERSION};
+use common::root;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The plugins that ship with buildvise: the install must bring each, whatever `plugins/` holds.
+const SHIPPED: [&str; 5] = ["cargo", "dotnet", "generic", "npm", "pytest"];
+
+fn dylib(name: &str) -> String {
+    format!("{}buildvise_plugin_{name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// The documented command, into `prefix`.
+fn xtask_install(prefix: &Path) -> Output {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Command::new(cargo)
+        .current_dir(root())
+        .args(["xtask", "install", "--prefix"])
+        .arg(prefix)
+        .env("CARGO_TARGET_DIR", root().join("target/install-test"))
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("cargo runs")
+}
+
+fn show(out: &Output) -> String {
+    format!(
+        "exit: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// An empty environment: a home and a PATH of empty directories of `scratch`, nothing else (no
+/// `BUILDVISE_PLUGIN_PATH`, no XDG directories).
+fn bare(binary: &Path, scratch: &Path) -> Command {
+    let (home, path) = (scratch.join("home"), scratch.join("empty-path"));
+    for dir in [&home, &path] {
+        std::fs::create_dir_all(dir).expect("create scratch dir");
+    }
+    let mut cmd = Command::new(binary);
+    cmd.env_clear().env("HOME", &home).env("PATH", &path).current_dir(&home).stdin(Stdio::null());
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (String, String) {
+    let out = cmd.output().expect("buildvise runs");
+    assert!(out.status.success(), "{cmd:?}\n{}", show(&out));
+    (String::from_utf8(out.stdout).expect("UTF-8 stdout"), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn the_documented_install_puts_every_plugin_where_the_binary_finds_it() {
+    let mut expected: Vec<String> = std::fs::read_dir(root().join("plugins"))
+        .expect("read plugins/")
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    expected.sort();
+    for name in SHIPPED {
+        assert!(expected.iter().any(|e| e == name), "plugins/{name} is gone: {expected:?}");
+    }
+    let scratch = tempfile::Builder::new().prefix("buildvise-install-").tempdir().expect("temp dir");
+    let prefix = std::fs::canonicalize(scratch.path()).expect("canonical temp dir").join("prefix");
+
+    let started = std::time::Instant::now();
+    let out = xtask_install(&prefix);
+    assert!(out.status.success(), "cargo xtask install failed:\n{}", show(&out));
+    eprintln!("cargo xtask install took {:.0?}", started.elapsed());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let binary = prefix.join("bin/buildvise");
+    let libraries = prefix.join("lib/buildvise/plugins");
+    assert!(stdout.contains(&format!("  {}\n", binary.display())), "does not say where the binary went:\n{stdout}");
+    for name in &expected {
+        let library = libraries.join(dylib(name));
+        assert!(stdout.contains(&format!("  {}\n", library.display())), "does not name {name}'s library:\n{stdout}");
+    }
+    assert!(
+        stdout.contains(&format!("{} is not on PATH", prefix.join("bin").display())),
+        "no hint that the prefix is not on PATH:\n{stdout}"
+    );
+
+    let (version, _) = run(bare(&binary, scratch.path()).arg("--version"));
+    assert_eq!(
+        version.trim_end(),
+        format!("buildvise {} (plugin ABI {ABI_VERSION}.{ABI_MINOR})", env!("CARGO_PKG_VERSION"))
+    );
+
+    let (text, stderr) = run(bare(&binary, scratch.path()).arg("list"));
+    assert!(!text.contains("not loaded:") && stderr.is_empty(), "{text}\n{stderr}");
+    let section = text.split_once("\nplugins:\n").unwrap_or_else(|| panic!("no plugins: section:\n{text}")).1;
+    let listed: BTreeMap<&str, PathBuf> = section
+        .lines()
+        .map(|l| {
+            let (name, path) = l.trim_start().split_once(' ').unwrap_or_else(|| panic!("not `name path`: {l:?}"));
+            (name, PathBuf::from(path.trim_start()))
+        })
+        .collect();
+    let wanted: BTreeMap<&str, PathBuf> = expected.iter().map(|n| (n.as_str(), libraries.join(dylib(n)))).collect();
+    assert_eq!(listed, wanted, "each plugin, loaded from the prefix:\n{text}");
+    for tool in ["cargo.build", "npm.test", "pytest.run", "dotnet.test"] {
+        assert!(text.lines().any(|l| l.starts_with(&format!("{tool} "))), "{tool} is not listed:\n{text}");
+    }
+
+    let (json, _) = run(bare(&binary, scratch.path()).args(["list", "--json"]));
+    let view: Value = serde_json::from_str(&json).expect("list --json is JSON");
+    let plugins: BTreeMap<&str, PathBuf> = view["plugins"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no plugins in list --json:\n{json}"))
+        .iter()
+        .map(|p| (p["name"].as_str().expect("name"), PathBuf::from(p["path"].as_str().expect("path"))))
+        .collect();
+    assert_eq!(plugins, wanted, "{json}");
+
+    // Installing again while the installed binary runs replaces it rather than failing on it.
+    let mut running = bare(&binary, scratch.path()).arg("serve").stdin(Stdio::piped()).spawn().expect("serve runs");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(running.try_wait().expect("serve's status").is_none(), "serve did not stay up to be replaced");
+    let again = xtask_install(&prefix);
+    let _ = running.kill();
+    let _ = running.wait();
+    assert!(again.status.success(), "installing over a running binary failed:\n{}", show(&again));
+    run(bare(&binary, scratch.path()).arg("--version"));
+}
+
+#[test]
+fn a_binary_without_plugins_says_where_it_looked_and_how_to_get_them() {
+    let scratch = tempfile::Builder::new().prefix("buildvise-alone-").tempdir().expect("temp dir");
+    let bin = std::fs::canonicalize(scratch.path()).expect("canonical temp dir").join("bin");
+    std::fs::create_dir_all(&bin).expect("create bin dir");
+    let binary = bin.join("buildvise");
+    std::fs::copy(env!("CARGO_BIN_EXE_buildvise"), &binary).expect("copy the binary alone");
+
+    let (text, _) = run(bare(&binary, scratch.path()).arg("list"));
+    let searched = text.lines().find_map(|l| l.strip_prefix("searched: ")).unwrap_or_else(|| panic!("{text}"));
+    assert!(searched.split(", ").any(|d| Path::new(d) == bin), "the binary's own dir is not named:\n{text}");
+    assert!(searched.contains("lib/buildvise/plugins"), "{text}");
+    assert!(
+        text.contains("`cargo xtask install`")
+            && text.contains("BUILDVISE_PLUGIN_PATH")
+            && text.contains("--plugin-dir"),
+        "does not say how to get plugins:\n{text}"
+    );
+
+    let (json, _) = run(bare(&binary, scratch.path()).args(["list", "--json"]));
+    let view: Value = serde_json::from_str(&json).expect("list --json is JSON");
+    assert_eq!(view["plugins"], serde_json::json!([]), "{json}");
+    assert!(view["searched"].as_array().is_some_and(|s| s.iter().any(|d| d == bin.to_str().unwrap())), "{json}");
+}
