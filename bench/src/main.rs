@@ -12,9 +12,12 @@
 
 mod corpus;
 mod history;
+mod ingest;
 mod isolation;
 mod mcp;
+mod noop;
 mod overhead;
+mod pages;
 mod parse_scale;
 mod report;
 mod scale;
@@ -49,9 +52,14 @@ struct Args {
     /// The folder holding `corpus/` and `eval/score.py` (default: `../shared` beside the project root).
     #[arg(long, value_name = "DIR")]
     shared: Option<PathBuf>,
-    /// Measure only these sections (tokens, overhead, scale, parse, isolation, history); default: all.
+    /// Measure only these sections (tokens, overhead, noop, ingest, scale, pages, parse, isolation,
+    /// history); default: all.
     #[arg(long, value_name = "SECTION", value_delimiter = ',')]
     only: Vec<String>,
+    /// MiB each ingest run prints (the scale and ingest sections); less for a quick check of the
+    /// bench itself, since the figures are for 1 GiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    ingest_mib: u64,
 }
 
 /// Where everything is, and the scratch space every measured process runs in.
@@ -64,6 +72,8 @@ pub struct Setup {
     pub test_plugins: PathBuf,
     pub reps: usize,
     pub quick: bool,
+    /// Bytes each ingest run prints.
+    pub ingest_bytes: u64,
     /// Holds an empty config home and per-figure run stores; removed when the bench ends.
     pub scratch: tempfile::TempDir,
 }
@@ -108,6 +118,10 @@ fn main() -> anyhow::Result<()> {
     if std::env::args().nth(1).as_deref() == Some(isolation::HOST_MODE) {
         return isolation::serve(std::env::args_os().skip(2).collect());
     }
+    // The ingest figures re-run it as the fake toolchain program that prints a flood.
+    if std::env::args().nth(1).as_deref() == Some(ingest::FLOOD_MODE) {
+        return ingest::flood(std::env::args_os().skip(2).collect());
+    }
     let args = Args::parse();
     let setup = setup(&args)?;
     let started = Instant::now();
@@ -131,7 +145,10 @@ fn main() -> anyhow::Result<()> {
         Ok(())
     })?;
     section(wanted, "overhead", || overhead::run(&setup, &mut report))?;
+    section(wanted, "noop exec", || noop::run(&setup, &mut report))?;
+    section(wanted, "ingest per plugin", || ingest::run(&setup, &mut report))?;
     section(wanted, "scale", || scale::run(&setup, &mut report))?;
+    section(wanted, "pages through MCP", || pages::run(&setup, &mut report))?;
     section(wanted, "parse scale", || parse_scale::run(&setup, &mut report))?;
     section(wanted, "isolation", || isolation::run(&setup, &mut report))?;
     section(wanted, "history", || history::run(&setup, &mut report))?;
@@ -191,6 +208,7 @@ fn setup(args: &Args) -> anyhow::Result<Setup> {
         scorer: std::fs::canonicalize(scorer)?,
         reps: if args.quick { QUICK_REPS } else { REPS },
         quick: args.quick,
+        ingest_bytes: args.ingest_mib << 20,
         scratch,
     })
 }

@@ -1,10 +1,12 @@
 //! A minimal MCP client over stdio: enough JSON-RPC to start `buildvise serve`, time it to the
-//! `initialize` answer, and read what `tools/list` costs an agent.
+//! `initialize` answer, read what `tools/list` costs an agent, and time calls of the `build` tool
+//! on a warm server.
 
 use crate::Setup;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,22 +14,27 @@ use std::time::{Duration, Instant};
 pub struct Server {
     /// The `build` tool's tools/list entry, compact JSON as sent.
     pub tool_json: String,
+    /// The whole `tools` array of tools/list, compact JSON as sent: what a client puts before the
+    /// model on every turn.
+    pub tools_json: String,
     /// The server's `instructions` from the initialize answer.
     pub instructions: String,
 }
 
 /// A running `buildvise serve` on stdio.
-struct Session {
+pub struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
+    /// The id of the next request; 1 is `initialize`.
+    next_id: u64,
 }
 
 impl Session {
-    fn start(setup: &Setup) -> anyhow::Result<Self> {
-        let store = setup.scratch.path().join("serve-store");
+    /// Starts the server, writing its runs to `store`; nothing is sent yet.
+    pub fn start(setup: &Setup, store: &Path) -> anyhow::Result<Self> {
         let mut child = setup
-            .buildvise(&store)
+            .buildvise(store)
             .arg("serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -36,7 +43,16 @@ impl Session {
             .context("starting buildvise serve")?;
         let stdin = child.stdin.take();
         let Some(stdout) = child.stdout.take() else { bail!("buildvise serve has no stdout") };
-        Ok(Session { child, stdin, stdout: BufReader::new(stdout) })
+        Ok(Session { child, stdin, stdout: BufReader::new(stdout), next_id: 1 })
+    }
+
+    /// Starts the server and opens a session as a client does: `initialize`, then `initialized`.
+    /// Returns the session and the initialize result.
+    pub fn open(setup: &Setup, store: &Path) -> anyhow::Result<(Self, Value)> {
+        let mut session = Session::start(setup, store)?;
+        let init = session.initialize()?;
+        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        Ok((session, init))
     }
 
     fn send(&mut self, message: &Value) -> anyhow::Result<()> {
@@ -46,18 +62,21 @@ impl Session {
         Ok(())
     }
 
-    /// Reads messages until the answer to request `id` (skipping notifications and logs).
-    fn answer(&mut self, id: u64) -> anyhow::Result<Value> {
+    /// Sends one request and reads messages until its answer (skipping notifications and logs).
+    pub fn request(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         let mut line = String::new();
         loop {
             line.clear();
             if self.stdout.read_line(&mut line)? == 0 {
-                bail!("buildvise serve closed its stdout before answering request {id}");
+                bail!("buildvise serve closed its stdout before answering {method} (request {id})");
             }
             let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
             if message["id"].as_u64() == Some(id) {
                 if let Some(error) = message.get("error") {
-                    bail!("buildvise serve answered request {id} with an error: {error}");
+                    bail!("buildvise serve answered {method} with an error: {error}");
                 }
                 return Ok(message["result"].clone());
             }
@@ -65,19 +84,30 @@ impl Session {
     }
 
     fn initialize(&mut self) -> anyhow::Result<Value> {
-        self.send(&json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
+        self.request(
+            "initialize",
+            json!({
                 "protocolVersion": "2025-06-18",
                 "capabilities": {},
                 "clientInfo": {"name": "buildvise-bench", "version": env!("CARGO_PKG_VERSION")}
-            }
-        }))?;
-        self.answer(1)
+            }),
+        )
+    }
+
+    /// Calls the `build` tool; the text of its answer. An answer flagged as an error fails, so
+    /// that no figure times a refusal.
+    pub fn build(&mut self, arguments: Value) -> anyhow::Result<String> {
+        let shown = arguments.to_string();
+        let result = self.request("tools/call", json!({"name": "build", "arguments": arguments}))?;
+        let text = result["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        if result["isError"].as_bool() == Some(true) {
+            bail!("build {shown} was refused: {text}");
+        }
+        Ok(text)
     }
 
     /// Closes stdin, which ends a stdio server, and reaps it; kills it if it lingers.
-    fn stop(mut self) -> anyhow::Result<()> {
+    pub fn stop(mut self) -> anyhow::Result<()> {
         drop(self.stdin.take());
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
@@ -94,8 +124,9 @@ impl Session {
 
 /// Wall time from spawning the server to its answer to `initialize`.
 pub fn time_to_ready(setup: &Setup) -> anyhow::Result<Duration> {
+    let store = setup.scratch.path().join("serve-store");
     let started = Instant::now();
-    let mut session = Session::start(setup)?;
+    let mut session = Session::start(setup, &store)?;
     session.initialize()?;
     let ready = started.elapsed();
     session.stop()?;
@@ -104,18 +135,16 @@ pub fn time_to_ready(setup: &Setup) -> anyhow::Result<Duration> {
 
 /// One full session: initialize, then tools/list.
 pub fn tools_list(setup: &Setup) -> anyhow::Result<Server> {
-    let mut session = Session::start(setup)?;
-    let init = session.initialize()?;
-    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-    session.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))?;
-    let list = session.answer(2)?;
+    let (mut session, init) = Session::open(setup, &setup.scratch.path().join("serve-store"))?;
+    let list = session.request("tools/list", json!({}))?;
     session.stop()?;
-    let tools = list["tools"].as_array().cloned().unwrap_or_default();
+    let Some(tools) = list["tools"].as_array() else { bail!("tools/list has no `tools` array: {list}") };
     let Some(tool) = tools.iter().find(|t| t["name"] == "build") else {
         bail!("tools/list has no `build` tool: {list}");
     };
     Ok(Server {
         tool_json: serde_json::to_string(tool)?,
+        tools_json: serde_json::to_string(tools)?,
         instructions: init["instructions"].as_str().unwrap_or_default().to_string(),
     })
 }

@@ -41,8 +41,7 @@ fn exec_overhead(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     run_ok(&mut through(), "buildvise exec cargo.check on the fixture crate")?;
     run_ok(&mut direct(), "cargo check on the fixture crate")?;
 
-    let pairs = paired(setup.reps, direct, through)?;
-    let differences: Vec<f64> = pairs.iter().map(|(d, t)| t - d).collect();
+    let pairs = paired_commands(setup.reps, direct, through)?;
     let ratios: Vec<f64> = pairs.iter().map(|(d, t)| t / d).collect();
     let direct_ms: Vec<f64> = pairs.iter().map(|(d, _)| *d).collect();
     report.figures.push(Figure::info(
@@ -54,7 +53,7 @@ fn exec_overhead(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     report.figures.push(Figure::at_most(
         SECTION,
         "exec − direct, median of paired differences",
-        median(&differences),
+        median_difference(&pairs),
         MAX_EXEC_OVERHEAD_MS,
         "ms",
         "Most of a no-op exec beyond the tool is process start and plugin loading (every plugin \
@@ -74,7 +73,7 @@ fn breakdown(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
         start.push(time_ms(setup.buildvise(&store).arg("--version"), "buildvise --version")?);
         loading.push(time_ms(setup.buildvise(&store).arg("list"), "buildvise list")?);
     }
-    let pairs = paired(
+    let pairs = paired_commands(
         setup.reps,
         || {
             let mut c = Command::new("sh");
@@ -96,26 +95,48 @@ fn breakdown(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     report.figures.push(Figure::info(
         SECTION,
         "`exec panicky.sh -- true` − `sh -c true`, median of paired differences",
-        num(median(&pairs.iter().map(|(d, t)| t - d).collect::<Vec<_>>()), "ms"),
+        num(median_difference(&pairs), "ms"),
     ));
     Ok(())
 }
 
-/// `reps` pairs of (direct, through buildvise) wall times in ms, in alternating order so that
-/// drift (caches, CPU frequency, other load) falls on both sides alike.
-fn paired(reps: usize, direct: impl Fn() -> Command, through: impl Fn() -> Command) -> anyhow::Result<Vec<(f64, f64)>> {
+/// `reps` pairs of (direct, through buildvise) times in ms, each taken by its closure, in
+/// alternating order so that drift (caches, CPU frequency, other load) falls on both sides alike.
+pub fn paired(
+    reps: usize,
+    mut direct: impl FnMut() -> anyhow::Result<f64>,
+    mut through: impl FnMut() -> anyhow::Result<f64>,
+) -> anyhow::Result<Vec<(f64, f64)>> {
     let mut pairs = Vec::with_capacity(reps);
     for i in 0..reps {
         let pair = if i % 2 == 0 {
-            let d = time_ms(&mut direct(), "the direct command")?;
-            (d, time_ms(&mut through(), "the command through buildvise")?)
+            let d = direct()?;
+            (d, through()?)
         } else {
-            let t = time_ms(&mut through(), "the command through buildvise")?;
-            (time_ms(&mut direct(), "the direct command")?, t)
+            let t = through()?;
+            (direct()?, t)
         };
         pairs.push(pair);
     }
     Ok(pairs)
+}
+
+/// [`paired`] for two commands, each run to its end.
+fn paired_commands(
+    reps: usize,
+    direct: impl Fn() -> Command,
+    through: impl Fn() -> Command,
+) -> anyhow::Result<Vec<(f64, f64)>> {
+    paired(
+        reps,
+        || time_ms(&mut direct(), "the direct command"),
+        || time_ms(&mut through(), "the command through buildvise"),
+    )
+}
+
+/// The median of the per-pair differences (through − direct).
+pub fn median_difference(pairs: &[(f64, f64)]) -> f64 {
+    median(&pairs.iter().map(|(d, t)| t - d).collect::<Vec<_>>())
 }
 
 fn server_ready(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
@@ -137,7 +158,7 @@ fn server_ready(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
 }
 
 /// Runs a command to its end; its wall time in milliseconds.
-fn time_ms(command: &mut Command, what: &str) -> anyhow::Result<f64> {
+pub fn time_ms(command: &mut Command, what: &str) -> anyhow::Result<f64> {
     let started = Instant::now();
     run_ok(command, what)?;
     Ok(started.elapsed().as_secs_f64() * 1000.0)

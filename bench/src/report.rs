@@ -96,6 +96,25 @@ impl Figure {
             gap: (!pass).then(gap),
         }
     }
+
+    /// Shows what the value was measured against in the same run beside it, so that a reader
+    /// can tell a slow figure from a slow machine.
+    pub fn beside(mut self, reference: impl AsRef<str>) -> Self {
+        self.value = format!("{} ({})", self.value, reference.as_ref());
+        self
+    }
+}
+
+/// A byte count as the bench's sizes are chosen: whole GiB or MiB.
+pub fn size(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
+        format!("{} GiB", bytes >> 30)
+    } else if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// A number with a precision that suits its size, and its unit.
@@ -233,8 +252,8 @@ impl Report {
              scale figures. It needs `cargo`, `python3` and the `shared` folder beside the project \
              (`../shared/corpus`, `../shared/eval/score.py`). `--quick` takes 5 samples instead of 15. \
              From a fresh clone on the 2-core machine below (crates already downloaded, other builds \
-             running beside it) the first command took 4 minutes and the bench under half a minute, \
-             the test plugin's build included; the goal is under 10 minutes.\n\n",
+             running beside it) the first command took 4 minutes and the bench two and a half, the test \
+             plugin's build included and most of it the 1 GiB ingests; the goal is under 10 minutes.\n\n",
         );
         let _ = writeln!(
             out,
@@ -291,7 +310,8 @@ Every process the bench starts sees an empty config home and its own run store
   has an id such as `bafotemu` (about 3);
 - *schema*: the `build` entry of `tools/list` as the server sends it (compact JSON), obtained by
   starting `buildvise serve` and speaking JSON-RPC over its stdin/stdout; the server's
-  `instructions` (sent once, in `initialize`) are shown beside it.
+  `instructions` (sent once, in `initialize`) are shown beside it, and the whole `tools` array
+  (compact JSON) plus the instructions is what a session costs before its first call.
 
 Token ratios are medians of per-case ratios. \"Failing runs\" are cases whose expected outcome is a
 failure. \"Cases with diagnostics\" are cases where the parser reported at least one error or warning
@@ -309,6 +329,29 @@ differences and the median of the per-pair ratios. To show where the time goes, 
 times of `buildvise --version` (process start) and `buildvise list` (start plus opening every
 plugin library), and the paired difference between `buildvise exec panicky.sh -- true` and
 `sh -c true` (the whole exec path around a command that does nothing).
+
+**No-op exec overhead** (`bench --only noop`): a project whose `buildvise.toml` defines `noop` as
+`run = [\"true\"]` (format `fallback`), so that no toolchain's start-up hides buildvise's. After 5
+calls to warm up, 51 pairs (15 with `--quick`) in alternating order of `true` run directly
+(spawned and waited for by the bench, output captured) and `buildvise exec noop --cwd DIR` (CLI:
+process start and plugin loading included), or the `exec` call of `noop` on one `buildvise serve`
+session over stdio (warm MCP: request written to answer read). The figure is the median of the
+per-pair differences; the medians of both sides stand beside it.
+
+**Ingest per plugin** (`bench --only ingest`): 1 GiB through `buildvise exec` with each plugin's
+busiest parser (`cargo.test`, `npm.test`, `pytest.run`, `dotnet.build`). The toolchain's program
+is a fake first on PATH (for pytest, the project's `.venv/bin/python`; npm's project has a
+`package.json` whose test script is `jest`) that execs the bench as a flood writer: about 1 MiB of
+that toolchain's lines, built once and written over and over, lines that look like nothing mixed
+with lines that look almost like something (`test a::b ... ok`, `warning: unused` without a
+location, `PASS src/x.test.js`, `  ● ` without a test, `tests/test_x.py::test_y PASSED [ 10%]`,
+`E   assert` outside a failure, `warning CS0168` inside a path; see `bench/src/ingest.rs`). The
+reference is the same writer into `cat > FILE`; a third run sends the same flood through the test
+plugin's `panicky.sh`, whose parser does next to nothing, to show the host's share. Three rounds
+(one with `--quick`) of the three, in alternating order, each run after `sync`; the figures are
+medians of the per-round ratios of throughput to the pipe's (10^6 bytes per second of wall time,
+`buildvise` spawn to exit), with the medians in MB/s beside them. Peak RSS as for the scale ingest
+below.
 
 **Comparison with the previous run** (`bench --only history`): in-process, on a store of 200
 finished runs over 20 commands, the time of what the comparison adds to each exec: fingerprinting
@@ -336,6 +379,12 @@ starts after `sync`, so one run's writeback does not slow the next.
 `buildvise log` do), in-process, with the page cache warm; median per position. The same page
 through the `buildvise log RUN --start N --count 20` command, process start included, is shown for
 scale.
+
+**Log pages through MCP** (`bench --only pages`): a run of `seq 1 10000000` (10 million lines,
+through `panicky.sh`); at its start, middle and end, 50 pairs (15 with `--quick`) in alternating order of the 20-line
+page rendered in-process (as for the figures above) and the `log` call for it on one `buildvise
+serve` session over stdio, request written to answer read. The figure is the median round trip,
+with the in-process median and their ratio beside it.
 
 **Concurrent exec**: 10 `buildvise exec panicky.sh` processes started at once, each printing
 100,000 lines; the wall time until all have exited, against one such run alone, and whether all 10
@@ -417,6 +466,19 @@ mod tests {
         assert_eq!(num(1.234, "×"), "1.23×");
         assert_eq!(num(0.9712, ""), "0.971");
         assert_eq!(num(1.0, ""), "1.000");
+    }
+
+    #[test]
+    fn sizes_are_whole_units() {
+        assert_eq!(size(1 << 30), "1 GiB");
+        assert_eq!(size(16 << 20), "16 MiB");
+        assert_eq!(size(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn a_reference_stands_beside_the_value() {
+        let f = Figure::at_most("overhead", "mcp", 1.2, 1.5, "ms", "").beside("direct 0.500 ms");
+        assert_eq!(f.value, "1.20 ms (direct 0.500 ms)");
     }
 
     #[test]

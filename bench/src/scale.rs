@@ -4,7 +4,7 @@
 //! The runs use the test plugin `tests/plugins/panicky`, whose `panicky.sh` tool runs a shell
 //! script, because no first-party tool can be told to print a given amount of output.
 
-use crate::report::{Figure, Report, num};
+use crate::report::{Figure, Report, num, size};
 use crate::{Setup, median, run_ok};
 use anyhow::{Context, bail};
 use buildvise::access::Access;
@@ -26,12 +26,12 @@ const MIN_INGEST_MB_S: f64 = 500.0;
 const MAX_PEAK_RSS_MIB: f64 = 64.0;
 const MAX_PAGE_MS: f64 = 2.0;
 
-const GIB: u64 = 1 << 30;
 /// 99 characters: with its newline a line is 100 bytes, and 1 GiB is 10.7 million lines.
 const LINE: &str =
     "ingest 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 the quick brown.";
 const _: () = assert!(LINE.len() == 99);
-const PAGE_LINES: u64 = 20;
+/// Lines of a log page, as an agent asks for them.
+pub const PAGE_LINES: u64 = 20;
 /// Page latency samples per position.
 const PAGE_SAMPLES: usize = 50;
 const CONCURRENT: usize = 10;
@@ -46,7 +46,7 @@ pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     let plugins = setup.test_plugins.as_path();
     let store = ingest(setup, report, plugins)?;
     pages(setup, report, &store)?;
-    // The 1 GiB log is no longer needed; free the disk before the next figure.
+    // The big log is no longer needed; free the disk before the next figure.
     std::fs::remove_dir_all(&store)?;
     concurrent(setup, report, plugins)
 }
@@ -61,6 +61,8 @@ fn exec_script(setup: &Setup, plugins: &Path, store: &Path, script: &str) -> Com
 fn ingest(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<PathBuf> {
     let source = write_source(setup)?;
     let script = format!("cat '{}'", source.display());
+    let bytes = setup.ingest_bytes;
+    let label = size(bytes);
     let runs = if setup.quick { 1 } else { 3 };
     let mut producer = Vec::with_capacity(runs);
     let mut copy = Vec::with_capacity(runs);
@@ -68,9 +70,9 @@ fn ingest(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<
     let mut peak_kib = 0;
     let mut store = PathBuf::new();
     for _ in 0..runs {
-        producer.push(mb_per_s(time_script(&format!("{script} | cat > /dev/null"))?));
+        producer.push(mb_per_s(bytes, time_script(&format!("{script} | cat > /dev/null"))?));
         let target = setup.scratch.path().join("copy.log");
-        copy.push(mb_per_s(time_script(&format!("{script} | cat > '{}'", target.display()))?));
+        copy.push(mb_per_s(bytes, time_script(&format!("{script} | cat > '{}'", target.display()))?));
         std::fs::remove_file(&target)?;
 
         store = setup.fresh_dir("ingest-store")?;
@@ -80,29 +82,29 @@ fn ingest(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<
         sync()?;
         let measured = measure(&mut command)?;
         if measured.code != 0 {
-            bail!("buildvise exec of 1 GiB exited with {}", measured.code);
+            bail!("buildvise exec of {label} exited with {}", measured.code);
         }
-        rates.push(mb_per_s(measured.wall));
+        rates.push(mb_per_s(bytes, measured.wall));
         peak_kib = peak_kib.max(measured.max_rss_kib);
     }
     std::fs::remove_file(&source)?;
     let meta = only_run(&store)?;
-    if meta.bytes < GIB {
-        bail!("the 1 GiB run stored only {} bytes", meta.bytes);
+    if meta.bytes < bytes {
+        bail!("the {label} run stored only {} bytes", meta.bytes);
     }
     report.figures.push(Figure::info(
         SECTION,
-        format!("1 GiB through a pipe, read and dropped (median of {runs})"),
+        format!("{label} through a pipe, read and dropped (median of {runs})"),
         num(median(&producer), "MB/s"),
     ));
     report.figures.push(Figure::info(
         SECTION,
-        format!("1 GiB through a pipe into a file, `cat | cat > F` (median of {runs})"),
+        format!("{label} through a pipe into a file, `cat | cat > F` (median of {runs})"),
         num(median(&copy), "MB/s"),
     ));
     report.figures.push(Figure::at_least(
         SECTION,
-        format!("ingest 1 GiB through `exec`, {} lines (median of {runs})", meta.lines),
+        format!("ingest {label} through `exec`, {} lines (median of {runs})", meta.lines),
         median(&rates),
         MIN_INGEST_MB_S,
         "MB/s",
@@ -120,13 +122,14 @@ fn ingest(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<
     Ok(store)
 }
 
-/// Writes the 1 GiB the runs print: [`LINE`] over and over, cut at exactly 1 GiB. A file read by
-/// `cat` is a producer several times faster than the goal, so the figure measures buildvise.
+/// Writes what the runs print: [`LINE`] over and over, cut at exactly `setup.ingest_bytes`. A
+/// file read by `cat` is a producer several times faster than the goal, so the figure measures
+/// buildvise.
 fn write_source(setup: &Setup) -> anyhow::Result<PathBuf> {
     let path = setup.scratch.path().join("source.log");
     let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path)?);
     let line = format!("{LINE}\n");
-    let mut left = GIB as usize;
+    let mut left = setup.ingest_bytes as usize;
     while left > 0 {
         let take = left.min(line.len());
         out.write_all(&line.as_bytes()[..take])?;
@@ -137,24 +140,25 @@ fn write_source(setup: &Setup) -> anyhow::Result<PathBuf> {
 }
 
 /// Flushes dirty pages so that one run's writeback does not slow the next one down.
-fn sync() -> anyhow::Result<()> {
+pub fn sync() -> anyhow::Result<()> {
     run_ok(&mut Command::new("sync"), "sync")?;
     Ok(())
 }
 
 /// Wall time of `sh -c script`, after a sync.
-fn time_script(script: &str) -> anyhow::Result<Duration> {
+pub fn time_script(script: &str) -> anyhow::Result<Duration> {
     sync()?;
     let started = Instant::now();
     run_ok(Command::new("sh").args(["-c", script]), script)?;
     Ok(started.elapsed())
 }
 
-fn mb_per_s(wall: Duration) -> f64 {
-    GIB as f64 / wall.as_secs_f64() / 1e6
+/// Throughput in 10^6 bytes a second.
+pub fn mb_per_s(bytes: u64, wall: Duration) -> f64 {
+    bytes as f64 / wall.as_secs_f64() / 1e6
 }
 
-fn only_run(store: &Path) -> anyhow::Result<buildvise::store::RunMeta> {
+pub fn only_run(store: &Path) -> anyhow::Result<buildvise::store::RunMeta> {
     let runs = Store::open(store)?.list()?;
     match runs.as_slice() {
         [meta] => Ok(meta.clone()),
@@ -168,18 +172,10 @@ fn pages(setup: &Setup, report: &mut Report, store_dir: &Path) -> anyhow::Result
     let total = store.reader(&meta.id)?.count(StreamFilter::Both)?;
     let app = App::new(Registry::default(), store, Config::default(), None);
     let log = |call: &LogCall| app.log(&Access::anywhere(), call, &CancelToken::default(), Surface::Mcp, &mut |_| {});
-    let positions = [("start", 1), ("middle", total / 2), ("end", total.saturating_sub(PAGE_LINES - 1))];
+    let positions = page_positions(total);
     let samples = if setup.quick { PAGE_SAMPLES / 2 } else { PAGE_SAMPLES };
     for (name, start) in positions {
-        let call = LogCall {
-            run_id: meta.id.clone(),
-            start: start as i64,
-            count: Some(PAGE_LINES),
-            stream: StreamFilter::Both,
-            grep: None,
-            detail: None,
-            max_lines: Some(PAGE_LINES as u32),
-        };
+        let call = page_call(&meta.id, start);
         let mut times = Vec::with_capacity(samples);
         for _ in 0..samples {
             let started = Instant::now();
@@ -236,6 +232,24 @@ fn pages(setup: &Setup, report: &mut Report, store_dir: &Path) -> anyhow::Result
         num(median(&cli_times), "ms"),
     ));
     Ok(())
+}
+
+/// Where the page figures look in a log of `total` lines: its first, middle and last page.
+pub fn page_positions(total: u64) -> [(&'static str, u64); 3] {
+    [("start", 1), ("middle", total / 2), ("end", total.saturating_sub(PAGE_LINES - 1))]
+}
+
+/// The `log` call for the page at line `start`, as the MCP `log` action makes it.
+pub fn page_call(run_id: &str, start: u64) -> LogCall {
+    LogCall {
+        run_id: run_id.to_string(),
+        start: start as i64,
+        count: Some(PAGE_LINES),
+        stream: StreamFilter::Both,
+        grep: None,
+        detail: None,
+        max_lines: Some(PAGE_LINES as u32),
+    }
 }
 
 fn concurrent(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Result<()> {
@@ -295,14 +309,14 @@ fn concurrent(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Res
 }
 
 /// What the measuring parent saw of its one child.
-struct Measured {
-    wall: Duration,
-    max_rss_kib: i64,
-    code: i32,
+pub struct Measured {
+    pub wall: Duration,
+    pub max_rss_kib: i64,
+    pub code: i32,
 }
 
 /// Runs `command` (this executable in [`RUSAGE_MODE`]) and reads its report.
-fn measure(command: &mut Command) -> anyhow::Result<Measured> {
+pub fn measure(command: &mut Command) -> anyhow::Result<Measured> {
     let output = command.stderr(Stdio::inherit()).output().context("starting the measuring parent")?;
     let text = String::from_utf8_lossy(&output.stdout);
     let parsed = text.lines().rev().find_map(|l| l.strip_prefix(RUSAGE_TAG)).and_then(|rest| {

@@ -15,6 +15,8 @@ const MAX_STANDARD_OVER_IDEAL: f64 = 1.25;
 const MAX_STANDARD: f64 = 2000.0;
 const MAX_SUMMARY_OVER_STANDARD: f64 = 0.5;
 const MAX_SCHEMA: f64 = 250.0;
+/// Goal (issue 16): what a session puts in the model's context before its first call.
+const MAX_TOOLS_AND_INSTRUCTIONS: f64 = 200.0;
 
 const DETAILS: [&str; 3] = ["summary", "standard", "full"];
 
@@ -234,11 +236,26 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
         "Trim host/src/mcp/schema.rs: the tool description and the per-property descriptions are the \
          only free text; every other token is JSON Schema structure.",
     ));
+    let instructions = counter.count(&server.instructions);
     report.figures.push(Figure::info(
         SECTION,
         "server instructions (once per session)",
-        num(counter.count(&server.instructions) as f64, "tokens"),
+        format!("{instructions} tokens"),
     ));
+    let tools = counter.count(&server.tools_json);
+    report.figures.push(
+        Figure::at_most(
+            SECTION,
+            "tools/list `tools` array + server instructions",
+            (tools + instructions) as f64,
+            MAX_TOOLS_AND_INSTRUCTIONS,
+            "tokens",
+            "Every property of the schema and every word of the descriptions and instructions sits in \
+             the model's context on every turn: measure each one's cost and merge or drop what a model \
+             can do without (host/src/mcp/schema.rs).",
+        )
+        .beside(format!("tools {tools}, instructions {instructions}")),
+    );
 
     let mut table = Table::new(
         "Tokens per toolchain",

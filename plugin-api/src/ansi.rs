@@ -7,22 +7,20 @@ pub fn strip_ansi(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let trimmed = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     // One SIMD pass over the line: most lines carry no escape at all. (0x9b, the 8-bit CSI, is
     // not looked for: in UTF-8 text it is an ordinary continuation byte.)
-    if memchr::memchr(0x1b, trimmed).is_none() {
+    let Some(first) = memchr::memchr(0x1b, trimmed) else {
         return std::borrow::Cow::Borrowed(trimmed);
-    }
+    };
+    // The text between escapes is copied a run at a time: byte by byte, a coloured line cost
+    // more than parsing it.
     let mut out = Vec::with_capacity(trimmed.len());
     let mut i = 0;
-    while i < trimmed.len() {
-        let b = trimmed[i];
-        if b == 0x1b && i + 1 < trimmed.len() {
-            i = skip_escape(trimmed, i + 1);
-        } else if b == 0x1b {
-            i += 1;
-        } else {
-            out.push(b);
-            i += 1;
-        }
+    let mut escape = Some(first);
+    while let Some(at) = escape {
+        out.extend_from_slice(&trimmed[i..at]);
+        i = if at + 1 < trimmed.len() { skip_escape(trimmed, at + 1) } else { at + 1 };
+        escape = memchr::memchr(0x1b, &trimmed[i..]).map(|next| i + next);
     }
+    out.extend_from_slice(&trimmed[i..]);
     std::borrow::Cow::Owned(out)
 }
 
@@ -83,5 +81,6 @@ mod tests {
     fn survives_truncated_escapes() {
         assert_eq!(&*strip_ansi(b"x\x1b[31"), b"x");
         assert_eq!(&*strip_ansi(b"x\x1b"), b"x");
+        assert_eq!(&*strip_ansi(b"\x1b[1ma\x1b]8;;u\x1b\\b\x1b"), b"ab");
     }
 }

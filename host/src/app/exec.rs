@@ -20,7 +20,6 @@ use crate::tools::Tool;
 use buildvise_plugin_api::{CommandPlan, ParseContext, PlanRequest, RunEnd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 /// One `exec` call, its arguments already read by a surface.
 #[derive(Debug, Clone)]
@@ -233,21 +232,24 @@ impl App {
     /// logged; a pass already running in this process is enough. The pass holds `run`'s lock, so
     /// that the run it runs beside is never its victim, however soon the command ends.
     fn prune_beside(&self, config: &Config, project: Option<ProjectRetention>, run: Option<std::fs::File>) {
-        if self.pruning.swap(true, Ordering::SeqCst) {
+        let max_runs =
+            project.as_ref().map_or(config.retention.max_runs, |p| p.policy.max_runs).min(config.retention.max_runs);
+        if !self.store.prune_due(max_runs) || !self.pruning.begin() {
             return;
         }
-        let (store, policy, flag) = (self.store.clone(), config.retention.clone(), Arc::clone(&self.pruning));
+        self.store.mark_pruning();
+        let (store, policy, pruning) = (self.store.clone(), config.retention.clone(), Arc::clone(&self.pruning));
         let spawned = std::thread::Builder::new().name("buildvise-retention".into()).spawn(move || {
             prune_logged(&store, &policy, None);
             if let Some(own) = project {
                 prune_logged(&store, &own.policy, Some(&own.root));
             }
             drop(run);
-            flag.store(false, Ordering::SeqCst);
+            pruning.end();
         });
         if let Err(e) = spawned {
             tracing::warn!("cannot start retention: {e}");
-            self.pruning.store(false, Ordering::SeqCst);
+            self.pruning.end();
         }
     }
 }

@@ -29,7 +29,7 @@ use crate::store::{Store, StreamFilter};
 use crate::tools::{self, Tool};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,7 +43,7 @@ pub struct App {
     in_flight: InFlight,
     slots: slots::Slots,
     /// Set while a retention pass runs, so that passes do not pile up in a busy server.
-    pruning: Arc<AtomicBool>,
+    pruning: Arc<Pruning>,
 }
 
 impl App {
@@ -104,10 +104,7 @@ impl App {
     /// Waits, at most `patience`, for a retention pass this process started: a short-lived
     /// process calls this after it answered, so that its pass is not cut short at exit.
     pub fn settle_background(&self, patience: Duration) {
-        let until = Instant::now() + patience;
-        while self.pruning.load(Ordering::SeqCst) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        self.pruning.wait(patience);
     }
 
     /// Cancels every run in flight and waits, at most `patience`, until each has been stored.
@@ -130,6 +127,35 @@ fn closest(name: &str, names: &[&str]) -> Vec<String> {
 /// ` (did you mean a or b?)` or nothing.
 fn did_you_mean(names: &[String]) -> String {
     if names.is_empty() { String::new() } else { format!(" (did you mean {}?)", names.join(" or ")) }
+}
+
+/// Whether a retention pass of this process is under way; a process about to exit waits for it
+/// to end (woken when it does, not polling).
+#[derive(Default)]
+struct Pruning {
+    busy: Mutex<bool>,
+    ended: std::sync::Condvar,
+}
+
+impl Pruning {
+    /// True when no pass was under way: the caller runs one and calls `end`.
+    fn begin(&self) -> bool {
+        !std::mem::replace(&mut *self.lock(), true)
+    }
+
+    fn end(&self) {
+        *self.lock() = false;
+        self.ended.notify_all();
+    }
+
+    fn wait(&self, patience: Duration) {
+        let busy = self.lock();
+        let _ = self.ended.wait_timeout_while(busy, patience, |busy| *busy);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, bool> {
+        self.busy.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The cancel tokens of the runs in flight, so that a server shutting down can end them all.

@@ -12,7 +12,6 @@ mod stdio;
 
 pub use http::{HttpOptions, serve_http};
 pub use install::{Client, Scope, install};
-pub use schema::{INSTRUCTIONS, tool as build_tool};
 pub use server::BuildServer;
 pub use stdio::serve_stdio;
 

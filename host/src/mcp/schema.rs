@@ -1,19 +1,23 @@
-//! The `build` tool as clients see it: name, description, input schema, and the server's
-//! instructions. Every word here is paid on every turn of every conversation, so each one must
-//! earn its place; `tests/mcp_e2e.rs` fails when the tools/list entry grows past its budget.
+//! The `build` tool as clients see it: name, description and input schema. Every word here is
+//! paid on every turn of every conversation, so each one must earn its place;
+//! `tests/mcp_e2e.rs` fails when tools/list grows past 200 o200k tokens.
+//!
+//! What was cut, and why (docs/benchmarks.md has each property's cost):
+//! - Server instructions: what they said (which detail for what, log only when a diagnostic is
+//!   unclear) now lives in the description and `detail`, and not every client shows them.
+//! - `stream`: still accepted (`stdout`, `stderr`, `both`), not declared; `grep` finds lines on
+//!   either stream, and agents almost never split them.
+//! - Tool annotations: clients do not pass them to the model, but they cost the budget, and the
+//!   one that differs from what a client assumes (`openWorldHint`) decides nothing for a client.
+//! - Enforced limits (`maxLines` 1..10000, the timeout cap): the error text says them when hit.
 
-use rmcp::model::{Tool, ToolAnnotations};
+use rmcp::model::Tool;
 use serde_json::json;
 use std::sync::Arc;
 
 pub const TOOL_NAME: &str = "build";
 
-const DESCRIPTION: &str =
-    "Run a build/test/lint tool; returns diagnostics, not raw output. The full log is kept: page it with log.";
-
-pub const INSTRUCTIONS: &str = "Use build exec with detail standard (default) to see every error; summary only counts, to check \
-that things pass; full adds notes and the output's tail. Fetch raw lines with log only when a diagnostic is unclear, with the \
-call the hint gives.";
+const DESCRIPTION: &str = "Build, test or lint; returns diagnostics. log pages the raw output when one is unclear.";
 
 pub fn tool() -> Tool {
     let schema = json!({
@@ -24,20 +28,15 @@ pub fn tool() -> Tool {
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "timeout": {"type": "number", "description": "seconds"},
-            "detail": {"enum": ["summary", "standard", "full"], "description": "log: re-render that run"},
-            "maxLines": {"type": "integer", "description": "raw lines cap, 1-10000"},
-            "confirm": {"type": "boolean", "description": "run a tool that changes the workspace"},
+            "detail": {"enum": ["summary", "standard", "full"], "description": "summary: counts; full: notes, tail"},
+            "maxLines": {"type": "integer", "description": "raw lines cap"},
+            "confirm": {"type": "boolean", "description": "allow workspace changes"},
             "runId": {"type": "string"},
             "startLine": {"type": "integer", "description": "<0: from end"},
             "lineCount": {"type": "integer"},
-            "stream": {"enum": ["stdout", "stderr", "both"]},
             "grep": {"type": "string", "description": "regex"}
         },
         "required": ["action"]
     });
-    // Of the hints, only this one differs from what a client assumes when it is absent: the
-    // tool works on the workspace, not the world. Clients read hints for their own decisions
-    // (approvals) and do not pass them to the model, so they cost no turn tokens.
     Tool::new(TOOL_NAME, DESCRIPTION, Arc::new(schema.as_object().cloned().unwrap_or_default()))
-        .with_annotations(ToolAnnotations::new().open_world(false))
 }

@@ -178,7 +178,6 @@ impl ServerHandler for BuildServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("buildvise", env!("CARGO_PKG_VERSION")))
-            .with_instructions(schema::INSTRUCTIONS)
     }
 
     async fn list_tools(

@@ -31,6 +31,10 @@ const META_FILE: &str = "meta.json";
 const RESULT_FILE: &str = "result.json";
 const LOCK_FILE: &str = "lock";
 const ARTIFACT_DIR: &str = "artifacts";
+/// Beside `runs/`: its modification time is when the last retention pass started.
+const PRUNE_MARK: &str = "pruned";
+/// How often retention runs at most while the store keeps to its run count.
+const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -213,6 +217,30 @@ impl Store {
     /// Applies a retention policy to every run, or only to the runs that ran under `within` (a
     /// project's own policy); returns the ids removed. Runs some process is writing are never
     /// touched.
+    /// Whether a retention pass is due: none started in the last minute (in any process), or
+    /// the store holds more than `max_runs` runs. A pass reads every run's meta, which a warm
+    /// server would otherwise do again for each exec; a stat and a directory listing are cheap.
+    /// Age and size limits may so be passed by a minute's runs; a full disk makes room at once.
+    pub fn prune_due(&self, max_runs: usize) -> bool {
+        let started = self.prune_mark().metadata().and_then(|m| m.modified());
+        let recent = started.is_ok_and(|t| t.elapsed().is_ok_and(|age| age < PRUNE_EVERY));
+        !recent || std::fs::read_dir(&self.runs).map_or(true, |dir| dir.count() > max_runs)
+    }
+
+    /// Notes that a retention pass starts now, so that passes elsewhere wait their minute.
+    pub fn mark_pruning(&self) {
+        let marked = files::private_file(&self.prune_mark()).and_then(|f| {
+            f.set_modified(std::time::SystemTime::now()).map_err(|e| StoreError::io(&self.prune_mark(), e))
+        });
+        if let Err(e) = marked {
+            tracing::warn!("cannot mark the retention pass: {e}");
+        }
+    }
+
+    fn prune_mark(&self) -> PathBuf {
+        self.runs.with_file_name(PRUNE_MARK)
+    }
+
     pub fn prune(&self, policy: &Retention, within: Option<&Path>) -> Result<Vec<String>, StoreError> {
         let removed = retention::prune(&self.runs, policy, within)?;
         self.index.forget_missing(&removed.commands, |id| self.runs.join(id).is_dir());
@@ -297,6 +325,22 @@ mod tests {
 
     fn meta(id: &str) -> RunMeta {
         RunMeta::starting(id, "cargo.build", "cargo", &[], "/p")
+    }
+
+    #[test]
+    fn retention_is_due_once_a_minute_or_when_the_store_holds_too_many_runs() {
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(root.path()).unwrap();
+        assert!(store.prune_due(10), "no pass ever ran");
+        store.mark_pruning();
+        assert!(!store.prune_due(10), "a pass just started");
+        let runs: Vec<ActiveRun> = (0..3).map(|_| store.create_run().unwrap()).collect();
+        assert!(!store.prune_due(3), "three runs are not more than three");
+        assert!(store.prune_due(2), "three runs are more than two");
+        let a_while_ago = std::time::SystemTime::now() - PRUNE_EVERY - Duration::from_secs(1);
+        File::options().write(true).open(store.prune_mark()).unwrap().set_modified(a_while_ago).unwrap();
+        assert!(store.prune_due(10), "the last pass started over a minute ago");
+        drop(runs);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::text::{
     MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label, is_snippet_line, is_status_line,
 };
 use buildvise_plugin_api::{Diagnostic, Severity, Stream, relative_to, split_location};
+use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -481,6 +482,12 @@ fn cause_notes(mut causes: Vec<String>, room: usize) -> Vec<String> {
 }
 
 fn locate_manifest_error(diag: &mut Diagnostic, causes: &[String], cwd: &str) {
+    // Every diagnostic without a location comes here, and most are not about a manifest: a
+    // searcher built once rules them out before the regex.
+    static MANIFEST_AT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("manifest at `"));
+    if MANIFEST_AT.find(diag.message.as_bytes()).is_none() {
+        return;
+    }
     let Some(path) = MANIFEST_PATH.captures(&diag.message).and_then(|c| c.get(1)) else { return };
     let position = causes.iter().find_map(|c| TOML_POSITION.captures(c));
     if let Some(p) = position {

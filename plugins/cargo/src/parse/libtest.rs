@@ -3,9 +3,14 @@
 
 use super::text::{MAX_MESSAGE, clip, is_status_line};
 use buildvise_plugin_api::TestSummary;
+use memchr::memmem::FinderRev;
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
+
+/// Between a verdict's name and its outcome. A searcher built once: `str::rsplit_once` builds
+/// one per call, which cost more than the search on every `test …` line.
+static VERDICT_MARK: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(" ... "));
 
 static RESULT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(\d+) passed; (\d+) failed; (\d+) ignored").expect("valid regex"));
@@ -33,6 +38,14 @@ struct Section {
     first: Option<(String, u64)>,
 }
 
+/// A `test name ... outcome` line. Only a failure's name is kept: most verdicts pass, and a
+/// name per passing test was an allocation per line of a test run.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Passed,
+    Failed(String),
+}
+
 /// What libtest reported so far, over every test binary of the run.
 #[derive(Default)]
 pub(crate) struct TestRun {
@@ -45,8 +58,8 @@ pub(crate) struct TestRun {
     pub(crate) verdicts: u64,
     /// After `Doc-tests`: each test is a process whose output comes before its verdict.
     pub(crate) doctests: bool,
-    /// The verdict the last line gave: the test's name and whether it failed.
-    pub(crate) last_verdict: Option<(String, bool)>,
+    /// The verdict the last line gave.
+    pub(crate) last_verdict: Option<Verdict>,
     section: Option<Section>,
     successes: bool,
     listing: bool,
@@ -151,7 +164,9 @@ impl TestRun {
     }
 
     fn verdict(&mut self, text: &str) -> bool {
-        let Some((name, outcome)) = text["test ".len()..].rsplit_once(" ... ") else { return false };
+        let rest = &text["test ".len()..];
+        let Some(at) = VERDICT_MARK.rfind(rest.as_bytes()) else { return false };
+        let (name, outcome) = (&rest[..at], &rest[at + " ... ".len()..]);
         // A verdict names its test; without a name it is some other line.
         if bare_name(name).is_empty() {
             return false;
@@ -163,7 +178,7 @@ impl TestRun {
         } else if !(outcome.starts_with("ok") || outcome.starts_with("ignored")) {
             return false;
         }
-        self.last_verdict = Some((bare_name(name).to_string(), failed));
+        self.last_verdict = Some(if failed { Verdict::Failed(bare_name(name).to_string()) } else { Verdict::Passed });
         self.verdicts_seen = true;
         self.verdicts += 1;
         true

@@ -25,12 +25,14 @@ use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, Progress, RunEnd, Severity, Stream,
     relative_to, split_location,
 };
-use libtest::{Context, TestRun};
+use libtest::{Context, TestRun, Verdict};
 use lints::LintMemory;
+use memchr::memmem::Finder;
 use nextest::NextestRun;
 use panic::PanicStart;
 use run::MainError;
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 use text::{MAX_MESSAGE, MAX_NOTE, clip, is_status_line};
 
 /// Most lines a legacy multi-line panic message may take before its location.
@@ -266,14 +268,15 @@ impl CargoParser {
         self.tests.doctests && self.tests.in_binary && self.tests.context() == Context::Free
     }
 
-    fn verdict(&mut self, name: String, failed: bool) {
-        if failed {
-            for mut d in std::mem::take(&mut self.orphans) {
-                d.test = Some(name.clone());
-                self.diagnostics.push(d);
+    fn verdict(&mut self, verdict: Verdict) {
+        match verdict {
+            Verdict::Failed(name) => {
+                for mut d in std::mem::take(&mut self.orphans) {
+                    d.test = Some(name.clone());
+                    self.diagnostics.push(d);
+                }
             }
-        } else {
-            self.orphans.clear();
+            Verdict::Passed => self.orphans.clear(),
         }
     }
 
@@ -359,8 +362,9 @@ impl CargoParser {
             }
             return;
         }
+        let status = first == b' ' && is_status_line(bytes);
         let relevant = matches!(first, b'e' | b'w' | b't' | b'n' | b'r' | b'-' | b'f' | b's')
-            || (first == b' ' && is_status_line(bytes))
+            || status
             || bytes.starts_with(libtest::COULD_NOT_COMPILE)
             || self.tests.listening()
             || short_form_candidate(bytes);
@@ -368,7 +372,7 @@ impl CargoParser {
             return;
         }
         let text = line.text();
-        if first == b' ' && is_status_line(bytes) {
+        if status {
             let verb = text.trim_start();
             if verb.starts_with("Running ") || verb.starts_with("Doc-tests ") {
                 // A later target ran: cargo went on after the last failure.
@@ -384,8 +388,8 @@ impl CargoParser {
             self.expected_panic = false;
         }
         if self.reads.libtest && self.tests.line(&text, line.number) {
-            if let Some((name, failed)) = self.tests.last_verdict.take() {
-                self.verdict(name, failed);
+            if let Some(verdict) = self.tests.last_verdict.take() {
+                self.verdict(verdict);
             }
             if !self.tests.in_binary {
                 self.orphans.clear();
@@ -619,7 +623,9 @@ impl CargoParser {
 
     /// `--message-format=short`: `src/a.rs:4:5: warning: unused import: `x``.
     fn short_form(&mut self, text: &str, number: u64) {
-        let at = [text.find(": error"), text.find(": warning")].into_iter().flatten().min();
+        static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": error"));
+        static WARNING: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": warning"));
+        let at = [ERROR.find(text.as_bytes()), WARNING.find(text.as_bytes())].into_iter().flatten().min();
         let Some(at) = at else { return };
         let (Some((file, line, column)), Some(head)) = (split_location(&text[..at]), block::headline(&text[at + 2..]))
         else {
@@ -800,7 +806,7 @@ fn slot(stream: Stream) -> usize {
 /// A line that may be `path.rs:line:col: error…`: the text before its first `:` is a Rust file.
 fn short_form_candidate(bytes: &[u8]) -> bool {
     bytes.first().is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'/' | b'_'))
-        && bytes.iter().position(|&b| b == b':').is_some_and(|colon| bytes[..colon].ends_with(b".rs"))
+        && memchr::memchr(b':', bytes).is_some_and(|colon| bytes[..colon].ends_with(b".rs"))
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@
 
 use super::text::frame_location;
 use buildvise_plugin_api::relative_to;
+use memchr::memmem::Finder;
+use std::sync::LazyLock;
 
 /// Located frames remembered per crash: the project's frame is near the top of the stack.
 const MAX_FRAMES: usize = 64;
@@ -24,10 +26,14 @@ const MAX_MESSAGE_LINES: u8 = 8;
 
 const UNHANDLED: &str = "Unhandled exception. ";
 
+/// Looks for [`UNHANDLED`] in every line; built once, where `str::find` builds a searcher per
+/// call, which costs more than the search.
+static UNHANDLED_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(UNHANDLED));
+
 /// `System.InvalidOperationException: msg` from a line holding `Unhandled exception. ` followed
 /// by an exception type (a dotted name whose last part ends in `Exception`), or None.
 pub fn unhandled_exception(text: &str) -> Option<&str> {
-    let at = text.find(UNHANDLED)?;
+    let at = UNHANDLED_FINDER.find(text.as_bytes())?;
     let rest = text[at + UNHANDLED.len()..].trim();
     let name = rest.split_once(':').map_or(rest, |(name, _)| name);
     let is_type = name.split('.').all(|part| {

@@ -54,15 +54,29 @@ pub struct Canonical {
 pub fn might_be_diagnostic(bytes: &[u8]) -> bool {
     static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"error"));
     static WARNING: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"warning"));
+    // The severity is followed by a colon: a line without one needs no search for the words.
     bytes.len() <= MAX_DIAGNOSTIC_LEN
-        && (ERROR.find_iter(bytes).any(|at| severity_then_colon(bytes, at, 5))
-            || WARNING.find_iter(bytes).any(|at| severity_then_colon(bytes, at, 7)))
+        && memchr::memchr(b':', bytes).is_some()
+        && (occurrences(&ERROR, bytes).any(|at| severity_then_colon(bytes, at, 5))
+            || occurrences(&WARNING, bytes).any(|at| severity_then_colon(bytes, at, 7)))
+}
+
+/// Where `finder` occurs in `haystack`, left to right. `Finder::find_iter` copies the searcher
+/// on every call, which cost more than searching a line.
+fn occurrences<'h>(finder: &'h Finder<'_>, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + finder.find(haystack.get(from..)?)?;
+        from = at + 1;
+        Some(at)
+    })
 }
 
 /// True when the severity word at `at` stands alone and is followed by an optional code and a
-/// colon (`error CS0103:`, `warning :`), as in every canonical line.
+/// colon (`error CS0103:`, `warning :`), as in every canonical line: after the origin's colon and
+/// a blank (`A.cs(3,5): error`), or first on the line with a code (`error NETSDK1013:`).
 fn severity_then_colon(bytes: &[u8], at: usize, len: usize) -> bool {
-    if at > 0 && !bytes[at - 1].is_ascii_whitespace() {
+    if at > 0 && !(bytes[at - 1].is_ascii_whitespace() && memchr::memchr(b':', &bytes[..at]).is_some()) {
         return false;
     }
     let is_code = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
@@ -72,7 +86,8 @@ fn severity_then_colon(bytes: &[u8], at: usize, len: usize) -> bool {
     let after_code = &after_blanks[after_blanks.iter().take_while(|b| is_code(b)).count()..];
     // A code glued to the word (`errors:`, `warnings:`) means the word went on.
     let word_continues = after_code.len() < after_blanks.len() && after_blanks.len() == rest.len();
-    if word_continues {
+    let no_code = after_code.len() == after_blanks.len();
+    if word_continues || (at == 0 && no_code) {
         return false;
     }
     after_code[blanks(after_code)..].first() == Some(&b':')
@@ -200,8 +215,10 @@ fn split_help_link(message: &str) -> (&str, Option<&str>) {
 /// whose tests failed (`  Lib.Tests test failed with …`) and MTP's assembly lines (paths) are not
 /// build failures.
 pub fn terminal_logger_failed_project(line: &str) -> Option<&str> {
+    // Every indented line comes here: one search rules out most before they are split in words.
+    static FAILED_WITH: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"failed with"));
     let head = line.strip_prefix("  ")?;
-    if head.starts_with(' ') {
+    if head.starts_with(' ') || FAILED_WITH.find(head.as_bytes()).is_none() {
         return None;
     }
     let mut words = head.splitn(5, ' ');
@@ -305,6 +322,22 @@ mod tests {
         assert!(!might_be_diagnostic(b"info: some error text mentioned: warning count 3"));
         assert!(!might_be_diagnostic(b"Total errors: 3"));
         assert!(!might_be_diagnostic(b"trailing error"));
+        assert!(might_be_diagnostic(b"error NETSDK1013: x"));
+        assert!(!might_be_diagnostic(b"error: no origin and no code"));
+        assert!(!might_be_diagnostic(b"Build error: no colon before the word"));
+        // The check may let through what the regexes refuse, never one they read.
+        for line in [
+            "error NETSDK1013: The TargetFramework value 'net9' was not recognized.",
+            "errorlog.txt(3,4): error CS1: x",
+            "MSBUILD: error MSBUILD0000: Project file 'a.csproj' not found.",
+            "CSC : error SA0001: XML comment analysis is disabled [/p/Lib.csproj]",
+            r"C:\w\W.sln : Solution file error MSB4249: Unable to build website project",
+            "/src/A.cs(3,5):\terror\tCS1002: ; expected",
+            "warning CS1: x",
+            "Program.cs(1,1): warning : empty code",
+        ] {
+            assert!(parse(line).is_some() && might_be_diagnostic(line.as_bytes()), "{line}");
+        }
     }
 
     #[test]

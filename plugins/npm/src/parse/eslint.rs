@@ -7,6 +7,7 @@
 use super::{Ln, Recogniser};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, Severity, is_absolute};
+use memchr::memmem::Finder;
 use regex::Regex;
 use serde::Deserialize;
 use std::sync::LazyLock;
@@ -18,8 +19,9 @@ static ROW: LazyLock<Regex> = LazyLock::new(|| {
 
 #[derive(Default)]
 pub struct Eslint {
-    /// The file header stylish rows belong to.
-    file: Option<String>,
+    /// The file header stylish rows may follow; empty when none may. One buffer for the run:
+    /// any absolute path alone on its line reads as a header.
+    file: String,
     /// After "Oops! Something went wrong!": the first line of the crash report to come.
     crashed: Option<u64>,
 }
@@ -40,14 +42,14 @@ impl Recogniser for Eslint {
             self.crashed = Some(ln.number);
             return true;
         }
-        if let Some(file) = &self.file {
+        if !self.file.is_empty() {
             if text.starts_with(' ')
                 && let Some(caps) = ROW.captures(text)
             {
                 let severity = if &caps["sev"] == "error" { Severity::Error } else { Severity::Warning };
                 let number = |name: &str| caps[name].parse::<u32>().ok();
                 let mut diagnostic = Diagnostic::new(severity, &caps["msg"])
-                    .with_location(file.as_str(), number("line"), number("col"))
+                    .with_location(self.file.as_str(), number("line"), number("col"))
                     .with_log_range(ln.number, ln.number);
                 if let Some(rule) = caps.name("rule") {
                     diagnostic = diagnostic.with_code(rule.as_str());
@@ -55,24 +57,26 @@ impl Recogniser for Eslint {
                 sink.push(diagnostic);
                 return true;
             }
-            self.file = None;
+            self.file.clear();
         }
         if is_header(text) {
-            self.file = Some(text.to_string());
+            self.file.push_str(text);
             return true;
         }
         false
     }
 
     fn flush(&mut self, _sink: &mut Sink) {
-        self.file = None;
+        self.file.clear();
         self.crashed = None;
     }
 }
 
 /// A stylish file header: an absolute path alone on its line.
 fn is_header(text: &str) -> bool {
-    is_absolute(text) && text.trim_end() == text && !text.ends_with(':') && !text.contains("  ")
+    // Built once: `str::contains` builds a searcher per call, and many lines are paths.
+    static DOUBLE_SPACE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("  "));
+    is_absolute(text) && text.trim_end() == text && !text.ends_with(':') && DOUBLE_SPACE.find(text.as_bytes()).is_none()
 }
 
 #[derive(Deserialize)]

@@ -13,8 +13,14 @@ use super::{Ln, Recogniser, bailed, frames, parse_counts};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
+use memchr::memmem::{Finder, FinderRev};
 use regex::Regex;
 use std::sync::LazyLock;
+
+/// Searchers for a suite line (`PASS src/a.test.js (5.1 s)`), which every test file prints,
+/// built once: `str`'s searches build theirs on every call.
+static VITEST_TEST: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" > "));
+static DURATION: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(" ("));
 
 static BABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^SyntaxError: (?P<file>.+?): (?P<msg>.*) \((?P<line>\d+):(?P<col>\d+)\)$").expect("valid regex")
@@ -46,8 +52,11 @@ struct Block {
 impl Recogniser for Jest {
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
-        let trimmed = text.trim_start();
-        if let Some(title) = text.strip_prefix("  \u{25cf} ") {
+        let trimmed = ln.unindented;
+        if let Some(title) = text.strip_prefix("  \u{25cf} ")
+            // A bullet that names nothing is some program's output, not a Jest failure.
+            && !title.trim().is_empty()
+        {
             self.flush(sink);
             let title = title.trim();
             if title == "Console" {
@@ -71,15 +80,18 @@ impl Recogniser for Jest {
         if let Some(path) = trimmed.strip_prefix("FAIL ").or_else(|| trimmed.strip_prefix("PASS ")) {
             let path = path.trim();
             // Vitest's `FAIL  file > test` and `FAIL  file [ file ]` are not Jest's.
-            if path.contains(" > ") || path.ends_with(']') || path.is_empty() {
+            if VITEST_TEST.find(path.as_bytes()).is_some() || path.ends_with(']') || path.is_empty() {
                 return false;
             }
             self.flush(sink);
-            let path = match path.rfind(" (") {
+            let path = match DURATION.rfind(path.as_bytes()) {
                 Some(i) if path.ends_with(')') => &path[..i],
                 _ => path,
             };
-            self.suite_file = Some(path.to_string());
+            // One buffer for the run: a passing suite's line is no reason to allocate.
+            let suite_file = self.suite_file.get_or_insert_with(String::new);
+            suite_file.clear();
+            suite_file.push_str(path);
             return true;
         }
         if let Some(counts) = trimmed.strip_prefix("Tests:") {
@@ -101,7 +113,7 @@ impl Recogniser for Jest {
         }
         let Some(block) = &mut self.block else { return false };
         block.diff.feed(text);
-        let line = text.trim();
+        let line = ln.trimmed;
         if line.is_empty() {
             return true;
         }
@@ -208,6 +220,16 @@ Tests:       2 failed, 1 skipped, 2 todo, 7 passed, 12 total\n\
 Snapshots:   0 total\n\
 Time:        0.982 s, estimated 2 s\n\
 Ran all test suites.\n";
+
+    #[test]
+    fn bullets_that_name_no_test_are_not_failures() {
+        let log = "PASS test/a.test.js\n".to_string()
+            + &"\x20 \u{25cf} \n".repeat(10_000)
+            + "Tests:       1 passed, 1 total\n";
+        let result = parse(&log, 0);
+        assert_eq!(errors(&result).len(), 0);
+        assert_eq!(result.summary.map(|s| (s.passed, s.failed)), Some((1, 0)));
+    }
 
     #[test]
     fn failures_locate_at_the_first_project_frame() {

@@ -40,8 +40,9 @@ struct Block {
 impl Recogniser for Mocha {
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
-        let first = text.trim_start().as_bytes().first().copied();
-        if first.is_some_and(|b| b.is_ascii_digit()) {
+        let first = ln.unindented.as_bytes().first().copied();
+        // Mocha indents its summary and failures: a count at column 0 is some program's.
+        if first.is_some_and(|b| b.is_ascii_digit()) && text.starts_with(char::is_whitespace) {
             if let Some(caps) = PASSING.captures(text) {
                 self.flush(sink);
                 self.in_failures = false;
@@ -75,11 +76,11 @@ impl Recogniser for Mocha {
                 return true;
             }
         }
-        if self.counts.is_some() && !text.trim().is_empty() && !self.in_failures {
+        if self.counts.is_some() && !ln.trimmed.is_empty() && !self.in_failures {
             self.end_summary(sink);
         }
         let Some(block) = &mut self.block else { return false };
-        let line = text.trim();
+        let line = ln.trimmed;
         if line.is_empty() {
             return true;
         }

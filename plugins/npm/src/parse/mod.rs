@@ -28,12 +28,25 @@ mod vitest;
 mod webpack;
 
 use buildvise_plugin_api::{Line, ParseContext, ParseResult, Parser, RunEnd};
+use memchr::memmem::Finder;
 use sink::Sink;
 
 /// One line as recognisers see it: text without ANSI escapes, and its number in the stored log.
 pub struct Ln<'a> {
     pub text: &'a str,
+    /// `text` without its indentation. This and `trimmed` are worked out once for every
+    /// recogniser: each trimming the line again cost more than its own test of it.
+    pub unindented: &'a str,
+    /// `text` without the whitespace around it.
+    pub trimmed: &'a str,
     pub number: u64,
+}
+
+impl<'a> Ln<'a> {
+    fn new(text: &'a str, number: u64) -> Self {
+        let unindented = text.trim_start();
+        Ln { text, unindented, trimmed: unindented.trim_end(), number }
+    }
 }
 
 /// One output format.
@@ -201,12 +214,12 @@ impl NpmParser {
 impl Parser for NpmParser {
     fn feed(&mut self, line: Line<'_>) {
         let text = line.text();
-        let ln = Ln { text: &text, number: line.number };
+        let ln = Ln::new(&text, line.number);
         if let Some(index) = self.only {
             self.feed_format(index, &ln);
             return;
         }
-        let prev_blank = std::mem::replace(&mut self.prev_blank, text.trim().is_empty());
+        let prev_blank = std::mem::replace(&mut self.prev_blank, ln.trimmed.is_empty());
         if text.starts_with("npm ") || text.starts_with("> ") || text.starts_with("sh: ") {
             // npm's lines come after a script's output (or before the next one's): its blocks end.
             if self.npm.feed(&ln, prev_blank, &mut self.sink) {
@@ -264,6 +277,17 @@ fn workspace_globs(cwd: &str) -> Vec<String> {
     let workspaces = value.get("workspaces");
     let list = workspaces.and_then(|w| w.as_array().or_else(|| w.get("packages").and_then(|p| p.as_array())));
     list.map(|l| l.iter().filter_map(|g| g.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+/// Where `finder` occurs in `haystack`, left to right. `Finder::find_iter` copies the searcher
+/// on every call, which cost more than searching a line.
+fn occurrences<'h>(finder: &'h Finder<'_>, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + finder.find(haystack.get(from..)?)?;
+        from = at + 1;
+        Some(at)
+    })
 }
 
 /// `1 test file`, `4 test files`.

@@ -116,6 +116,10 @@ impl Recogniser for NodeCrash {
 
 /// `/abs/file.js:12`, `file:///abs/file.mjs:3`, `C:\app\x.js:4`, `node:internal/x:389`.
 fn header_of(text: &str) -> Option<(&str, u32)> {
+    // Every line comes here: most do not end with the line number a header ends with.
+    if !text.ends_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
     let (file, line) = text.rsplit_once(':')?;
     let line = line.parse::<u32>().ok()?;
     let path = file.strip_prefix("file://").unwrap_or(file);

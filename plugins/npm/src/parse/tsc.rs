@@ -7,11 +7,26 @@
 //! which are not errors and are never matched here. Errors without a file
 //! (`error TS5058: ...`) come from the command line or tsconfig.
 
-use super::{Ln, Recogniser};
+use super::{Ln, Recogniser, occurrences};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, Severity};
+use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
+
+/// What every tsc diagnostic holds before its code (`error TS2322`), looked for once per line.
+/// A searcher built once: `str::contains` builds one per call, which costs more than the search.
+static TS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" TS"));
+
+/// True when `text` holds a code after its severity (`error TS2322`), as every diagnostic does: a
+/// cheap test for every line before the regexes.
+fn has_code(text: &str) -> bool {
+    occurrences(&TS, text.as_bytes()).any(|at| {
+        let before = &text[..at];
+        // `is_numeric`: the regexes' `\d` takes any Unicode digit.
+        (before.ends_with("error") || before.ends_with("warning")) && text[at + 3..].starts_with(char::is_numeric)
+    })
+}
 
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -50,7 +65,7 @@ impl Recogniser for Tsc {
             }
             self.flush(sink);
         }
-        if !(text.contains("error TS") || text.contains("warning TS")) {
+        if !has_code(text) {
             return false;
         }
         let Some(caps) = PLAIN.captures(text).or_else(|| PRETTY.captures(text)).or_else(|| GLOBAL.captures(text))

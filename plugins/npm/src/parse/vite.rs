@@ -49,7 +49,7 @@ struct Error {
 impl Recogniser for Vite {
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
-        if text.trim_end() == "error during build:" {
+        if text.strip_prefix("error during build:").is_some_and(|rest| rest.trim_end().is_empty()) {
             self.flush(sink);
             self.block = Some(Block { start: ln.number, end: ln.number, prev_blank: true, ..Block::default() });
             return true;

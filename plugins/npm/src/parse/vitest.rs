@@ -26,6 +26,10 @@ enum Section {
     Errors,
 }
 
+/// The lines of the run's summary besides the counts (` Start at  23:09:23`, `  Duration  797ms
+/// (transform 77ms, …)`), labels as Vitest pads them.
+const SUMMARY_LINES: [&str; 5] = ["Start at  ", "Duration  ", "Snapshots  ", "Type Errors  ", "Errors  "];
+
 pub struct Vitest {
     section: Section,
     block: Option<Block>,
@@ -54,7 +58,7 @@ impl Default for Vitest {
 
 impl Recogniser for Vitest {
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
-        let trimmed = ln.text.trim();
+        let trimmed = ln.trimmed;
         if let Some(title) = trimmed.strip_prefix('\u{23af}') {
             self.flush(sink);
             if title.contains("Failed Tests") {
@@ -95,6 +99,11 @@ impl Recogniser for Vitest {
         if let Some(counts) = trimmed.strip_prefix("Test Files  ") {
             self.section = Section::None;
             self.files_not_run = not_run(&summary(counts));
+            return true;
+        }
+        // The rest of stdout's summary says nothing to keep, and landing in a block before its
+        // message it would read as the message.
+        if SUMMARY_LINES.iter().any(|label| trimmed.starts_with(label)) {
             return true;
         }
         if self.block.is_none() {
@@ -300,6 +309,24 @@ AssertionError: expected [ 333 ] to deeply equal [ 334 ]\n\n\
             (Some("tests/money.test.ts"), Some(23), Some(30))
         );
         assert_eq!(result.summary.map(|s| (s.passed, s.failed, s.total)), Some((2, 1, 3)));
+    }
+
+    #[test]
+    fn the_summary_printed_between_a_header_and_its_message_is_not_the_message() {
+        // As a loaded machine interleaved stdout and stderr in a real run.
+        let log = "\x20FAIL  tests/money.test.ts > money > split > keeps the remainder\n\n\
+\x20Test Files  1 failed (1)\n\
+\x20     Tests  2 failed | 2 passed | 1 skipped (5)\n\
+\x20  Start at  03:09:07\n\
+\x20  Duration  797ms (transform 77ms, setup 0ms, collect 44ms, tests 14ms, environment 0ms, prepare 129ms)\n\n\
+AssertionError: expected [ 333, 333, 333 ] to deeply equal [ 334, 333, 333 ]\n\n\
+\x20\u{276f} tests/money.test.ts:23:30\n\n\
+\u{23af}\u{23af}\u{23af}[2/2]\u{23af}\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].message.starts_with("AssertionError: expected [ 333, 333, 333 ]"), "{errs:?}");
+        assert_eq!((errs[0].file.as_deref(), errs[0].line), (Some("tests/money.test.ts"), Some(23)));
     }
 
     #[test]

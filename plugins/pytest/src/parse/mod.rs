@@ -26,12 +26,19 @@ use buildvise_plugin_api::{
     TestSummary, is_absolute, relative_to,
 };
 use ids::SuffixIndex;
+use memchr::memmem::Finder;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::LazyLock;
 use stop::{Stop, counted};
 use summary::{Entry, Outcome};
 use text::{clip, leading_exception, python_frame, sep_title};
 use traceback::{Location, Reading, Traceback};
 use warnings::WarningsBlock;
+
+/// Searchers for words looked for in every line of the progress region, built once (`str`'s
+/// searches build theirs on every call, which costs more than the search).
+static USAGE_ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": error: "));
+static COLLECTED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("collected "));
 
 pub struct PytestParser {
     cwd: String,
@@ -336,20 +343,20 @@ impl Lane {
             d.notes
                 .push(clip(&format!("pytest is not installed for {interpreter}: {interpreter} -m pip install pytest")));
             found.errors.push(d);
-        } else if let Some((program, message)) = t.split_once(": error: ")
-            && program.contains("pytest")
-            && !program.starts_with(char::is_whitespace)
+        } else if let Some(at) = USAGE_ERROR.find(t.as_bytes())
+            && t[..at].contains("pytest")
+            && !t.starts_with(char::is_whitespace)
         {
-            found.errors.push(Diagnostic::error(clip(message)).with_log_range(n, n));
+            found.errors.push(Diagnostic::error(clip(&t[at + ": error: ".len()..])).with_log_range(n, n));
         } else {
-            if found.collected.is_none() && t.contains("collected ") {
+            if found.collected.is_none() && COLLECTED.find(t.as_bytes()).is_some() {
                 found.collected = stop::collected(t);
             }
-            found.tests_done += summary::finished_tests(t);
-            if (t.contains(" FAILED") || t.contains(" ERROR"))
-                && let Some((id, outcome)) = summary::progress_outcome(t)
-            {
-                found.reported.add(outcome, id, None, n);
+            if let Some(progress) = summary::progress(t) {
+                found.tests_done += progress.finished;
+                if let Some((id, outcome)) = progress.outcome {
+                    found.reported.add(outcome, id, None, n);
+                }
             }
         }
     }

@@ -3,13 +3,18 @@
 
 use super::text::split_id_message;
 use buildvise_plugin_api::TestSummary;
+use memchr::memmem::FinderRev;
+use std::sync::LazyLock;
 
 /// The counts of the final line (`== 1 failed, 3 passed, 2 warnings in 0.12s ==`, or without the
 /// `=` under `-q`), or None when `text` is not one. Deselected tests and warnings are not tests,
 /// and counts a plugin adds (`1 rerun`) are left out of the total as well.
 pub fn final_counts(text: &str) -> Option<TestSummary> {
+    // Built once: every line that starts with a digit (a timestamp, a count) comes here.
+    static IN: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(" in "));
     let text = text.trim_matches('=').trim();
-    let (counts, duration) = text.rsplit_once(" in ")?;
+    let at = IN.rfind(text.as_bytes())?;
+    let (counts, duration) = (&text[..at], &text[at + " in ".len()..]);
     let seconds = duration.split(' ').next()?.strip_suffix('s')?;
     seconds.parse::<f64>().ok()?;
     let mut summary = TestSummary::default();
@@ -49,42 +54,62 @@ pub enum Outcome {
     Error,
 }
 
-/// A `-v` progress line that reports a failure or error: `tests/t.py::test_a FAILED   [ 50%]`,
-/// or with xdist `[gw1] [ 50%] ERROR tests/t.py::test_a`. Passing lines give None.
-pub fn progress_outcome(text: &str) -> Option<(&str, Outcome)> {
-    if let Some(rest) = text.strip_prefix("[gw") {
-        let (_, rest) = rest.split_once("] [")?;
-        let (percent, rest) = rest.split_once("] ")?;
-        percent.trim().strip_suffix('%')?;
-        let (word, id) = rest.split_once(' ')?;
-        let id = id.trim_end();
-        return Some((id, outcome_word(word)?)).filter(|(id, _)| id.contains("::"));
-    }
-    let body = text.trim_end().strip_suffix("%]")?;
-    let (body, percent) = body.rsplit_once('[')?;
-    percent.trim().parse::<u32>().ok()?;
-    let body = body.trim_end();
-    for (word, outcome) in [(" FAILED", Outcome::Failed), (" ERROR", Outcome::Error)] {
-        if let Some(id) = body.strip_suffix(word) {
-            return Some((id, outcome)).filter(|(id, _)| id.contains("::"));
-        }
-    }
-    None
+/// What a progress line reports: the tests it finished, one per status letter
+/// (`tests/t.py .F.sx  [ 40%]`, `-q`'s `..F.  [ 50%]`) or one for a `-v` line, and the failure or
+/// error a `-v` line reports (`tests/t.py::test_a FAILED   [ 50%]`, or with xdist
+/// `[gw1] [ 50%] ERROR tests/t.py::test_a`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Progress<'a> {
+    pub finished: u64,
+    pub outcome: Option<(&'a str, Outcome)>,
 }
 
-/// How many tests a progress line reports finished: one per status letter
-/// (`tests/t.py .F.sx  [ 40%]`, `-q`'s `..F.  [ 50%]`), or one for a `-v` line.
-pub fn finished_tests(text: &str) -> u64 {
-    if text.starts_with("[gw") {
-        return progress_is_xdist_result(text) as u64;
+/// Reads a progress line; None for a line that is none (it neither ends with `[ 40%]` nor starts
+/// with xdist's `[gw1]`). The line is taken apart once: `-v` lines pad the test's outcome to the
+/// terminal's width, and trimming that padding once per question cost more than the rest.
+pub fn progress(text: &str) -> Option<Progress<'_>> {
+    if let Some(rest) = text.strip_prefix("[gw") {
+        return Some(Progress { finished: progress_is_xdist_result(text) as u64, outcome: xdist_outcome(rest) });
     }
-    let Some((body, _)) = text.trim_end().strip_suffix("%]").and_then(|b| b.rsplit_once('[')) else { return 0 };
-    let body = body.trim_end();
-    if body.contains("::") {
-        return 1;
+    let (body, percent) = text.trim_end().strip_suffix("%]")?.rsplit_once('[')?;
+    let body = trim_padding(body);
+    let finished = if body.contains("::") {
+        1
+    } else {
+        let marks = &body.as_bytes()[memchr::memrchr(b' ', body.as_bytes()).map_or(0, |space| space + 1)..];
+        let mark = |b: u8| matches!(b, b'.' | b'F' | b'E' | b's' | b'x' | b'X');
+        // No early exit: a line of dots is tested many bytes at a time.
+        if marks.iter().fold(true, |all, &b| all & mark(b)) { marks.len() as u64 } else { 0 }
+    };
+    let outcome = match percent.trim().parse::<u32>() {
+        Ok(_) => [(" FAILED", Outcome::Failed), (" ERROR", Outcome::Error)]
+            .into_iter()
+            .find_map(|(word, outcome)| Some((body.strip_suffix(word)?, outcome)))
+            .filter(|(id, _)| id.contains("::")),
+        Err(_) => None,
+    };
+    Some(Progress { finished, outcome })
+}
+
+/// `text` without trailing whitespace. `-v` lines pad to the terminal's width with spaces, which
+/// are dropped eight at a time: `trim_end` tests them one `char` at a time, for more than the rest
+/// of the line cost.
+fn trim_padding(text: &str) -> &str {
+    let mut end = text.len();
+    while end >= 8 && text.as_bytes()[end - 8..end] == [b' '; 8] {
+        end -= 8;
     }
-    let marks = body.rsplit(' ').next().unwrap_or("");
-    if marks.bytes().all(|b| b".FEsxX".contains(&b)) { marks.len() as u64 } else { 0 }
+    text[..end].trim_end()
+}
+
+/// The failure or error an xdist result line (after its `[gw`) reports.
+fn xdist_outcome(rest: &str) -> Option<(&str, Outcome)> {
+    let (_, rest) = rest.split_once("] [")?;
+    let (percent, rest) = rest.split_once("] ")?;
+    percent.trim().strip_suffix('%')?;
+    let (word, id) = rest.split_once(' ')?;
+    let id = id.trim_end();
+    Some((id, outcome_word(word)?)).filter(|(id, _)| id.contains("::"))
 }
 
 /// `[gw1] [ 50%] PASSED tests/t.py::test_a`, as opposed to the line announcing the test.
@@ -194,6 +219,14 @@ mod tests {
         assert_eq!(final_counts("1 Failed in 2s"), None);
     }
 
+    fn progress_outcome(text: &str) -> Option<(&str, Outcome)> {
+        progress(text).and_then(|p| p.outcome)
+    }
+
+    fn finished_tests(text: &str) -> u64 {
+        progress(text).map_or(0, |p| p.finished)
+    }
+
     #[test]
     fn progress_lines() {
         assert_eq!(
@@ -216,6 +249,7 @@ mod tests {
         assert_eq!(finished_tests("tests/t.py::test_a PASSED               [ 10%]"), 1);
         assert_eq!(finished_tests("[gw0] [ 10%] PASSED tests/t.py::test_a "), 1);
         assert_eq!(finished_tests("printed [by a test]"), 0);
+        assert_eq!(progress("printed by a test, 50%"), None);
     }
 
     #[test]

@@ -53,9 +53,11 @@ pub fn split_location_line(line: &str) -> Option<(&str, u32, &str)> {
         return None;
     }
     let bytes = line.as_bytes();
-    let mut from = 0;
-    while let Some(offset) = line[from..].find(':') {
-        let colon = from + offset;
+    // A location found after a space or tab has a path with whitespace: only a pseudo-path may.
+    // So the colons are looked for only up to there, in one pass.
+    let reach =
+        if line.starts_with('<') { bytes.len() } else { memchr::memchr2(b' ', b'\t', bytes).unwrap_or(bytes.len()) };
+    for colon in memchr::memchr_iter(b':', &bytes[..reach]) {
         let digits = bytes[colon + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
         let end = colon + 1 + digits;
         if digits > 0 && (end == bytes.len() || bytes[end] == b':') {
@@ -68,7 +70,6 @@ pub fn split_location_line(line: &str) -> Option<(&str, u32, &str)> {
             }
             return None;
         }
-        from = colon + 1;
     }
     None
 }

@@ -125,13 +125,14 @@ impl Traceback {
             }
             return;
         }
-        if line.trim_start().starts_with("+ Exception Group Traceback") {
+        let unindented = line.trim_start();
+        if unindented.starts_with("+ Exception Group Traceback") {
             self.in_group = true;
             return;
         }
-        let line = match group_content(line) {
+        let line = match group_content(line, unindented) {
             Some(content) if self.in_group => content,
-            _ if self.in_group && line.trim_start().starts_with("+-") => return,
+            _ if self.in_group && unindented.starts_with("+-") => return,
             _ => line,
         };
         if let Some(content) = e_line(line) {
@@ -240,9 +241,9 @@ impl Traceback {
     }
 }
 
-/// The text of a line of an exception group's traceback, without its `|` margin.
-fn group_content(line: &str) -> Option<&str> {
-    let trimmed = line.trim_start();
+/// The text of a line of an exception group's traceback, without its `|` margin (`trimmed` is
+/// `line` without its indentation).
+fn group_content<'a>(line: &str, trimmed: &'a str) -> Option<&'a str> {
     // The margin is always indented; a source line of pytest's own listing never starts with `|`.
     let rest = trimmed.strip_prefix('|').filter(|_| trimmed.len() < line.len())?;
     Some(rest.strip_prefix(' ').unwrap_or(rest))
