@@ -7,7 +7,7 @@
 //!
 //! This crate is not the host: it spawns nothing, stores nothing and renders nothing. Beyond the
 //! contract it holds only what every plugin needs ([`strip_ansi`], [`clip`], [`relative_to`],
-//! [`split_location`], [`join_test_name`], [`DiagnosticSet`], [`PlanRequest::check_path`]) so that
+//! [`split_location`], [`join_test_name`], [`occurrences`], [`DiagnosticSet`], [`PlanRequest::check_path`]) so that
 //! plugins do not each write their own.
 
 pub mod abi;
@@ -24,5 +24,5 @@ pub use ansi::{strip_ansi, strip_ansi_str};
 pub use collect::{DiagnosticSet, join_test_name};
 pub use paths::{is_absolute, relative_to, split_location};
 pub use plugin::{Parser, Plugin};
-pub use text::clip;
+pub use text::{clip, occurrences};
 pub use types::*;

@@ -32,3 +32,59 @@ pub fn parse_streams(mut parser: Box<dyn Parser>, stdout: &[u8], stderr: &[u8], 
     feed_text(parser.as_mut(), Stream::Stderr, stderr, next);
     parser.finish(end)
 }
+
+/// What `parser` costs per line on a flood, for a plugin's benchmarks: feeds `preamble` (the
+/// output that puts the parser where the flood happens, say inside a test binary's run), then
+/// `lines` lines drawn from `body` in a fixed pseudo-random order, and returns the mean
+/// nanoseconds per flood line, `finish` with `end` included. Escapes are stripped beforehand, as
+/// the host strips them: that is not the parser's cost.
+pub fn flood_ns_per_line(
+    mut parser: Box<dyn Parser>,
+    preamble: &[&str],
+    body: &[&str],
+    lines: usize,
+    end: &RunEnd,
+) -> f64 {
+    let body: Vec<Vec<u8>> = body.iter().map(|l| strip_ansi(l.as_bytes()).into_owned()).collect();
+    let mut order = 0x2545_f491_4f6c_dd1d_u64;
+    let picks: Vec<usize> = (0..lines)
+        .map(|_| {
+            // xorshift64: the same order every run, and no dependency for it.
+            order ^= order << 13;
+            order ^= order >> 7;
+            order ^= order << 17;
+            (order % body.len() as u64) as usize
+        })
+        .collect();
+    let mut number = 0;
+    for text in preamble {
+        number += 1;
+        parser.feed(Line { stream: Stream::Stdout, number, bytes: text.as_bytes() });
+    }
+    let start = std::time::Instant::now();
+    for &i in &picks {
+        number += 1;
+        parser.feed(Line { stream: Stream::Stdout, number, bytes: &body[i] });
+    }
+    std::hint::black_box(parser.finish(end));
+    start.elapsed().as_nanos() as f64 / lines.max(1) as f64
+}
+
+/// A named flood: the lines that lead up to it, and the lines it is drawn from.
+pub struct Flood<'a> {
+    pub name: &'a str,
+    pub preamble: Vec<&'a str>,
+    pub body: Vec<&'a str>,
+}
+
+/// The `main` of a plugin's flood example (`cargo run --release --example X_flood [LINES
+/// [FLOOD]]`): measures each of `floods` (or the one named) with [`flood_ns_per_line`], a fresh
+/// parser from `parser` each, and prints `TOOL NAME: N ns/line`.
+pub fn flood_main(tool: &str, parser: impl Fn() -> Box<dyn Parser>, end: &RunEnd, floods: &[Flood<'_>]) {
+    let lines = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
+    let only = std::env::args().nth(2);
+    for flood in floods.iter().filter(|f| only.as_deref().is_none_or(|name| name == f.name)) {
+        let ns = flood_ns_per_line(parser(), &flood.preamble, &flood.body, lines, end);
+        println!("{tool} {:>10}: {ns:6.1} ns/line", flood.name);
+    }
+}

@@ -15,9 +15,28 @@ pub fn clip(text: &str, max_bytes: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}…", &text[..end]))
 }
 
+/// Where `finder` occurs in `haystack`, left to right. A parser builds its searchers once (in a
+/// `LazyLock`) and calls this on every line: `Finder::find_iter` copies the searcher on every
+/// call, which costs more than searching a line.
+pub fn occurrences<'h>(finder: &'h memchr::memmem::Finder<'_>, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + finder.find(haystack.get(from..)?)?;
+        from = at + 1;
+        Some(at)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn occurrences_are_every_match_left_to_right_overlaps_included() {
+        let finder = memchr::memmem::Finder::new("aa");
+        assert_eq!(occurrences(&finder, b"aaa-aa").collect::<Vec<_>>(), [0, 1, 4]);
+        assert_eq!(occurrences(&finder, b"").count(), 0);
+    }
 
     #[test]
     fn cuts_on_character_boundaries() {

@@ -98,11 +98,12 @@ pub fn read(app: &App, access: &Access, uri: &str) -> Result<ReadResourceResult,
     if !within(access, &meta) {
         return Err(not_found());
     }
-    let text = if log { log_page(app, uri, id, query)? } else { answer(app, access, id)? };
+    let text = if log { log_page(app, uri, id, query)? } else { answer(app, id)? };
     Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri).with_mime_type("text/plain")]))
 }
 
-fn answer(app: &App, access: &Access, id: &str) -> Result<String, McpError> {
+/// The run's answer; `read` has checked the run is in the roots.
+fn answer(app: &App, id: &str) -> Result<String, McpError> {
     let call = LogCall {
         run_id: id.to_string(),
         start: 1,
@@ -112,8 +113,9 @@ fn answer(app: &App, access: &Access, id: &str) -> Result<String, McpError> {
         detail: Some(Detail::Standard),
         max_lines: None,
     };
-    let rendered =
-        app.log(access, &call, &CancelToken::default(), Surface::Mcp, &mut |_| {}).map_err(|e| internal(&e))?;
+    let rendered = app
+        .log(&Access::anywhere(), &call, &CancelToken::default(), Surface::Mcp, &mut |_| {})
+        .map_err(|e| internal(&e))?;
     Ok(rendered.text)
 }
 
@@ -138,7 +140,10 @@ fn log_page(app: &App, uri: &str, id: &str, query: &str) -> Result<String, McpEr
             }
         }
     }
-    let lines = app.raw_lines(id, StreamFilter::Both, start as i64, count).map_err(|e| internal(&e))?;
+    let store_error = |e: StoreError| internal(&e.into());
+    let mut reader = app.store.reader(id).map_err(store_error)?;
+    let total = reader.count(StreamFilter::Both).map_err(store_error)?;
+    let lines = reader.page(StreamFilter::Both, start - 1, count).map_err(store_error)?;
     let mut text = String::new();
     let mut shown = 0u64;
     for line in &lines {
@@ -149,7 +154,6 @@ fn log_page(app: &App, uri: &str, id: &str, query: &str) -> Result<String, McpEr
         text.push('\n');
         shown += 1;
     }
-    let total = app.store.reader(id).and_then(|r| r.count(StreamFilter::Both)).map_err(|e| internal(&e.into()))?;
     let next = start + shown;
     if next <= total {
         let base = uri.split_once('?').map_or(uri, |(base, _)| base);

@@ -4,13 +4,13 @@
 //!
 //! `cargo run --release -p buildvise-plugin-cargo --example cargo_flood [LINES [MIX]]`
 
-use buildvise_plugin_api::{Line, ParseContext, Plugin, RunEnd, Stream, strip_ansi};
+use buildvise_plugin_api::testing::{Flood, flood_main};
+use buildvise_plugin_api::{ParseContext, Plugin, RunEnd};
 use buildvise_plugin_cargo::CargoPlugin;
-use std::time::Instant;
 
 /// Fed once before the flood: the flood is a test binary's output.
 const PREAMBLE: &[&str] = &[
-    "   Compiling queue-sim v0.1.0 (/home/dev/src/queue-sim)",
+    "   Compiling queue-sim v0.1.0 (/srv/queue-sim)",
     "    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.67s",
     "     Running unittests src/lib.rs (target/debug/deps/queue_sim-1a87832fa6a80fae)",
     "",
@@ -18,8 +18,8 @@ const PREAMBLE: &[&str] = &[
 ];
 
 const NOTHING: &[&str] = &[
-    "   Compiling serde_derive v1.0.210 (/home/dev/src/workspace/crates/serde_derive_internals_extra)",
-    "\x1b[1m\x1b[32m   Compiling\x1b[0m queue-sim v0.1.0 (/home/dev/src/workspace/crates/queue-sim-with-extras)",
+    "   Compiling serde_derive v1.0.210 (/srv/workspace/crates/serde_derive_internals_extra)",
+    "\x1b[1m\x1b[32m   Compiling\x1b[0m queue-sim v0.1.0 (/srv/workspace/crates/queue-sim-with-extras)",
     "    Finished `test` profile [unoptimized + debuginfo] target(s) in 12.67s, 1234 units rebuilt",
     "[2026-11-24T02:54:18Z INFO  queue_sim::worker] processed batch 1234: 512 records in 0.84 ms",
     "Processed 1234 of 99999 records (1.2%), 512 records/s, elapsed 00:00:12, remaining 00:13:20",
@@ -47,42 +47,11 @@ const ALMOST: &[&str] = &[
 ];
 
 fn main() {
-    let lines = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
-    let only = std::env::args().nth(2);
-    for (name, body) in [("nothing", NOTHING), ("almost", ALMOST), ("both", &[NOTHING, ALMOST].concat()[..])] {
-        if only.as_ref().is_some_and(|only| only != name) {
-            continue;
-        }
-        let ns = ns_per_line(&CargoPlugin, body, lines);
-        println!("cargo.test {name:>8}: {ns:6.1} ns/line");
-    }
-}
-
-/// Feeds [`PREAMBLE`], then `lines` lines drawn from `body` in a fixed pseudo-random order, as
-/// the host would, and returns the mean time per flood line, `finish` included. Escapes are
-/// stripped beforehand: the host strips them, and `strip_ansi` is not the parser's cost.
-fn ns_per_line(plugin: &dyn Plugin, body: &[&str], lines: usize) -> f64 {
-    let body: Vec<Vec<u8>> = body.iter().map(|l| strip_ansi(l.as_bytes()).into_owned()).collect();
-    let mut order = 0x2545_f491_4f6c_dd1d_u64;
-    let picks: Vec<usize> = (0..lines)
-        .map(|_| {
-            order ^= order << 13;
-            order ^= order >> 7;
-            order ^= order << 17;
-            (order % body.len() as u64) as usize
-        })
-        .collect();
-    let mut parser = plugin.parser(&ParseContext::new("cargo.test", "/home/dev/src/queue-sim"));
-    let mut number = 0;
-    for text in PREAMBLE {
-        number += 1;
-        parser.feed(Line::new(Stream::Stdout, number, text.as_bytes()));
-    }
-    let start = Instant::now();
-    for &i in &picks {
-        number += 1;
-        parser.feed(Line::new(Stream::Stdout, number, &body[i]));
-    }
-    std::hint::black_box(parser.finish(&RunEnd::exited(101)));
-    start.elapsed().as_nanos() as f64 / lines as f64
+    let floods = [
+        Flood { name: "nothing", preamble: PREAMBLE.to_vec(), body: NOTHING.to_vec() },
+        Flood { name: "almost", preamble: PREAMBLE.to_vec(), body: ALMOST.to_vec() },
+        Flood { name: "both", preamble: PREAMBLE.to_vec(), body: [NOTHING, ALMOST].concat() },
+    ];
+    let parser = || CargoPlugin.parser(&ParseContext::new("cargo.test", "/srv/queue-sim"));
+    flood_main("cargo.test", parser, &RunEnd::exited(101), &floods);
 }

@@ -5,15 +5,15 @@
 //!
 //! `cargo run --release -p buildvise-plugin-pytest --example pytest_flood [LINES [MIX]]`
 
-use buildvise_plugin_api::{Line, ParseContext, Plugin, RunEnd, Stream, strip_ansi};
+use buildvise_plugin_api::testing::{Flood, flood_main};
+use buildvise_plugin_api::{ParseContext, Plugin, RunEnd};
 use buildvise_plugin_pytest::ThePlugin;
-use std::time::Instant;
 
 /// Fed once before the flood: the session header, so the flood is the progress region.
 const PREAMBLE: &[&str] = &[
     "============================= test session starts ==============================",
     "platform linux -- Python 3.12.3, pytest-8.3.3, pluggy-1.5.0",
-    "rootdir: /home/dev/src/shop",
+    "rootdir: /srv/shop",
     "collected 1200 items",
     "",
 ];
@@ -44,7 +44,7 @@ const ALMOST: &[&str] = &[
     "12 of 1234 retries failed in the last minute, all within the budget the service allows",
     "ERROR is a word on this line, and so is FAILED, but it is not a progress line [ fine ]",
     "worker.py:12: error: this is the program's own log line, not pytest's usage error line",
-    "  File \"/home/dev/src/shop/app/worker.py\", line 12, in run: logged by the program itself",
+    "  File \"/srv/shop/app/worker.py\", line 12, in run: logged by the program itself",
     "ValueError: the program logs exceptions it handled; this is one of them, and it goes on",
     "__init__.py is a name with underscores at both ends, like a section title's rule, __",
     "--- Captured-ish lines: dashes around a phrase the program prints, like pytest's own ---",
@@ -52,49 +52,12 @@ const ALMOST: &[&str] = &[
 ];
 
 fn main() {
-    let lines = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
-    let only = std::env::args().nth(2);
-    let both = [NOTHING, ALMOST].concat();
-    for (name, region, body) in [
-        ("nothing", &[][..], NOTHING),
-        ("almost", &[][..], ALMOST),
-        ("both", &[][..], &both[..]),
-        ("in failure", IN_FAILURE, &both[..]),
-    ] {
-        if only.as_ref().is_some_and(|only| only != name) {
-            continue;
-        }
-        let ns = ns_per_line(&ThePlugin, region, body, lines);
-        println!("pytest.run {name:>10}: {ns:6.1} ns/line");
-    }
-}
-
-/// Feeds [`PREAMBLE`] and `region`, then `lines` lines drawn from `body` in a fixed
-/// pseudo-random order, as the host would, and returns the mean time per flood line, `finish`
-/// included. Escapes are stripped beforehand: the host strips them, and `strip_ansi` is not the
-/// parser's cost.
-fn ns_per_line(plugin: &dyn Plugin, region: &[&str], body: &[&str], lines: usize) -> f64 {
-    let body: Vec<Vec<u8>> = body.iter().map(|l| strip_ansi(l.as_bytes()).into_owned()).collect();
-    let mut order = 0x2545_f491_4f6c_dd1d_u64;
-    let picks: Vec<usize> = (0..lines)
-        .map(|_| {
-            order ^= order << 13;
-            order ^= order >> 7;
-            order ^= order << 17;
-            (order % body.len() as u64) as usize
-        })
-        .collect();
-    let mut parser = plugin.parser(&ParseContext::new("pytest.run", "/home/dev/src/shop"));
-    let mut number = 0;
-    for text in PREAMBLE.iter().chain(region) {
-        number += 1;
-        parser.feed(Line::new(Stream::Stdout, number, text.as_bytes()));
-    }
-    let start = Instant::now();
-    for &i in &picks {
-        number += 1;
-        parser.feed(Line::new(Stream::Stdout, number, &body[i]));
-    }
-    std::hint::black_box(parser.finish(&RunEnd::exited(1)));
-    start.elapsed().as_nanos() as f64 / lines as f64
+    let floods = [
+        Flood { name: "nothing", preamble: PREAMBLE.to_vec(), body: NOTHING.to_vec() },
+        Flood { name: "almost", preamble: PREAMBLE.to_vec(), body: ALMOST.to_vec() },
+        Flood { name: "both", preamble: PREAMBLE.to_vec(), body: [NOTHING, ALMOST].concat() },
+        Flood { name: "in failure", preamble: [PREAMBLE, IN_FAILURE].concat(), body: [NOTHING, ALMOST].concat() },
+    ];
+    let parser = || ThePlugin.parser(&ParseContext::new("pytest.run", "/srv/shop"));
+    flood_main("pytest.run", parser, &RunEnd::exited(1), &floods);
 }

@@ -8,7 +8,7 @@
 //! `origin` is a file (`/src/A.cs(3,5)`, `C:\x\App.csproj`, `X.sln`) or a tool (`CSC`, `MSBUILD`).
 
 use super::text::{MAX_TEXT, is_project_file};
-use buildvise_plugin_api::{Severity, clip};
+use buildvise_plugin_api::{Severity, clip, occurrences};
 use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -59,17 +59,6 @@ pub fn might_be_diagnostic(bytes: &[u8]) -> bool {
         && memchr::memchr(b':', bytes).is_some()
         && (occurrences(&ERROR, bytes).any(|at| severity_then_colon(bytes, at, 5))
             || occurrences(&WARNING, bytes).any(|at| severity_then_colon(bytes, at, 7)))
-}
-
-/// Where `finder` occurs in `haystack`, left to right. `Finder::find_iter` copies the searcher
-/// on every call, which cost more than searching a line.
-fn occurrences<'h>(finder: &'h Finder<'_>, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
-    let mut from = 0;
-    std::iter::from_fn(move || {
-        let at = from + finder.find(haystack.get(from..)?)?;
-        from = at + 1;
-        Some(at)
-    })
 }
 
 /// True when the severity word at `at` stands alone and is followed by an optional code and a

@@ -28,7 +28,6 @@ mod vitest;
 mod webpack;
 
 use buildvise_plugin_api::{Line, ParseContext, ParseResult, Parser, RunEnd};
-use memchr::memmem::Finder;
 use sink::Sink;
 
 /// One line as recognisers see it: text without ANSI escapes, and its number in the stored log.
@@ -277,17 +276,6 @@ fn workspace_globs(cwd: &str) -> Vec<String> {
     let workspaces = value.get("workspaces");
     let list = workspaces.and_then(|w| w.as_array().or_else(|| w.get("packages").and_then(|p| p.as_array())));
     list.map(|l| l.iter().filter_map(|g| g.as_str().map(str::to_string)).collect()).unwrap_or_default()
-}
-
-/// Where `finder` occurs in `haystack`, left to right. `Finder::find_iter` copies the searcher
-/// on every call, which cost more than searching a line.
-fn occurrences<'h>(finder: &'h Finder<'_>, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
-    let mut from = 0;
-    std::iter::from_fn(move || {
-        let at = from + finder.find(haystack.get(from..)?)?;
-        from = at + 1;
-        Some(at)
-    })
 }
 
 /// `1 test file`, `4 test files`.

@@ -10,8 +10,9 @@
 //! for a failure with the error indented below it, and repeats the failures after
 //! `✖ failing tests:`, which are not read again.
 
-use super::{Ln, Recogniser, frames, occurrences};
+use super::{Ln, Recogniser, frames};
 use crate::parse::sink::Sink;
+use buildvise_plugin_api::occurrences;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
 use memchr::memmem::Finder;
 use regex::Regex;

@@ -7,8 +7,9 @@
 //! which are not errors and are never matched here. Errors without a file
 //! (`error TS5058: ...`) come from the command line or tsconfig.
 
-use super::{Ln, Recogniser, occurrences};
+use super::{Ln, Recogniser};
 use crate::parse::sink::Sink;
+use buildvise_plugin_api::occurrences;
 use buildvise_plugin_api::{Diagnostic, Severity};
 use memchr::memmem::Finder;
 use regex::Regex;
