@@ -252,23 +252,21 @@ fn parse_of_saved_test_log_equals_exec() {
     parse_matches_exec("tests", "cargo.test");
 }
 
-/// cargo-nextest is a separate install; without it the test says so and checks nothing.
-fn have_nextest(test: &str) -> bool {
+/// cargo-nextest is a separate install; without it the test skips.
+fn have_nextest() -> bool {
     let ok = std::process::Command::new("cargo")
         .args(["nextest", "--version"])
         .output()
         .is_ok_and(|out| out.status.success());
     if !ok {
-        eprintln!(
-            "SKIPPED {test}: `cargo nextest --version` failed; install it with `cargo install cargo-nextest --locked`"
-        );
+        common::skip("`cargo nextest --version` failed; install it with `cargo install cargo-nextest --locked`");
     }
     ok
 }
 
 #[test]
 fn nextest_failures_point_at_their_panics() {
-    if !have_nextest("nextest_failures_point_at_their_panics") {
+    if !have_nextest() {
         return;
     }
     let sb = sandbox();

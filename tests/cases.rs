@@ -280,10 +280,10 @@ fn a_failed_run_is_never_answered_with_its_status_line_alone() {
     if shared.is_dir() {
         dirs.extend(case_dirs(&shared));
     } else {
-        eprintln!(
-            "SKIPPED the shared corpus: {} is absent; only the cases in this repository are read",
+        common::skip(&format!(
+            "the shared corpus ({}) is absent; only the cases in this repository were read",
             shared.display()
-        );
+        ));
     }
     let sandbox = sandbox();
     let mut bare = Vec::new();

@@ -11,7 +11,7 @@
 //! xunit project with one pass, one failure and one skip; `crash`: a program that throws at
 //! startup; `misformatted`: a statement indented too deep), the tests check the diagnostics
 //! against what the compiler, VSTest, the runtime and `dotnet format` print. Without `dotnet` on
-//! PATH they say SKIPPED.
+//! PATH they skip (`common::skip`).
 
 mod common;
 
@@ -322,14 +322,13 @@ fn a_refused_plan_runs_nothing_and_says_what_to_send() {
     assert_eq!(sb.run(["runs", "--json"]).json(), json!([]));
 }
 
-/// The real SDK's major version (`8` from `8.0.404`), or None after saying loudly that the test is
-/// skipped.
+/// The real SDK's major version (`8` from `8.0.404`), or None after skipping the test.
 fn real_sdk_or_skip() -> Option<String> {
     let out = Command::new("dotnet").arg("--version").stdin(Stdio::null()).output();
     let version = match out {
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
         _ => {
-            eprintln!("SKIPPED: dotnet not found; the real .NET SDK tests need it");
+            common::skip("dotnet not found; the real .NET SDK tests need it");
             return None;
         }
     };

@@ -8,7 +8,7 @@ mod common;
 use common::{Sandbox, codes, copy_tree, findings, plugin, python_venv, root, run_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn sandbox() -> Sandbox {
     Sandbox::new(&[plugin("generic")])
@@ -21,10 +21,12 @@ fn fixture(sb: &Sandbox, name: &str) -> PathBuf {
     dest
 }
 
-fn installed(program: &str, test: &str) -> bool {
-    let found = Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
+/// True when `program` can be started; otherwise skips the test. Whether it exits 0 does not
+/// matter: `go --version` is an error, and go is installed all the same.
+fn installed(program: &str) -> bool {
+    let found = Command::new(program).arg("--version").stdin(Stdio::null()).output().is_ok();
     if !found {
-        eprintln!("SKIPPED {test}: `{program}` is not installed");
+        common::skip(&format!("`{program}` is not installed"));
     }
     found
 }
@@ -35,9 +37,7 @@ fn cwd(dir: &Path) -> &str {
 
 #[test]
 fn make_reports_the_compilers_error_and_the_linkers() {
-    if !installed("make", "make_reports_the_compilers_error_and_the_linkers")
-        || !installed("cc", "make_reports_the_compilers_error_and_the_linkers")
-    {
+    if !installed("make") || !installed("cc") {
         return;
     }
     let sb = sandbox();
@@ -59,7 +59,7 @@ fn make_reports_the_compilers_error_and_the_linkers() {
 
 #[test]
 fn go_test_reports_the_failing_test_and_the_package_that_did_not_build() {
-    if !installed("go", "go_test_reports_the_failing_test_and_the_package_that_did_not_build") {
+    if !installed("go") {
         return;
     }
     let sb = sandbox();
@@ -69,7 +69,9 @@ fn go_test_reports_the_failing_test_and_the_package_that_did_not_build() {
     let mut cmd = sb.command(["exec", "go.test", "--cwd", cwd(&dir), "--json"]);
     cmd.env("GOCACHE", &cache).env("GOFLAGS", "-mod=mod").env("GOTOOLCHAIN", "local");
     let exec = run_command(&mut cmd);
-    exec.expect_code(1);
+    // A package that does not build makes go exit 2 where a failing test alone gives 1, at least
+    // up to go 1.19; later releases may give 1 for both.
+    assert!(matches!(exec.code, Some(1 | 2)), "{exec}");
     let answer = exec.json();
     let errors: Vec<_> = findings(&answer).into_iter().filter(|d| d.0 == "error").collect();
     assert!(
@@ -95,7 +97,7 @@ fn with_venv(sb: &Sandbox, venv: &Path, args: &[&str]) -> common::Run {
 #[test]
 fn mypy_and_ruff_report_each_finding_at_its_line() {
     let (Some(mypy), Some(ruff)) = (python_venv("mypy", "mypy==2.4.1"), python_venv("ruff", "ruff==0.17.6")) else {
-        eprintln!("SKIPPED mypy_and_ruff_report_each_finding_at_its_line: python3 is not installed");
+        common::skip("python3 is not installed; mypy and ruff are pip-installed with it");
         return;
     };
     let sb = sandbox();

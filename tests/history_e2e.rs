@@ -109,11 +109,12 @@ async fn a_cargo_rerun_says_what_the_edit_fixed_and_marks_what_it_broke() {
     assert!(sb.run(["runs", "--tool", "pytest", "--failed"]).text().starts_with("no runs"));
 }
 
-/// The shared virtual environment with pytest; None (after saying so) when there is no python3.
+/// The shared virtual environment with pytest; None (after skipping the test) when there is no
+/// python3.
 fn pytest_venv() -> Option<PathBuf> {
     let venv = common::python_venv("pytest-venv", "pytest==9.2.0");
     if venv.is_none() {
-        eprintln!("SKIPPED: python3 not found; the pytest history tests need it");
+        common::skip("python3 not found; the pytest history tests need it");
     }
     venv
 }

@@ -147,7 +147,11 @@ fn a_binary_without_plugins_says_where_it_looked_and_how_to_get_them() {
     let binary = bin.join("buildvise");
     std::fs::copy(env!("CARGO_BIN_EXE_buildvise"), &binary).expect("copy the binary alone");
 
-    let (text, _) = run(bare(&binary, scratch.path()).arg("list"));
+    // Nothing can run: `list` says why, and exits with 1 so that a set-up script notices.
+    let out = bare(&binary, scratch.path()).arg("list").output().expect("buildvise runs");
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let text = String::from_utf8(out.stdout).expect("UTF-8 stdout");
+    assert!(text.starts_with("no plugin loaded: "), "{text}");
     let searched = text.lines().find_map(|l| l.strip_prefix("searched: ")).unwrap_or_else(|| panic!("{text}"));
     assert!(searched.split(", ").any(|d| Path::new(d) == bin), "the binary's own dir is not named:\n{text}");
     assert!(searched.contains("lib/buildvise/plugins"), "{text}");
@@ -158,7 +162,9 @@ fn a_binary_without_plugins_says_where_it_looked_and_how_to_get_them() {
         "does not say how to get plugins:\n{text}"
     );
 
-    let (json, _) = run(bare(&binary, scratch.path()).args(["list", "--json"]));
+    let out = bare(&binary, scratch.path()).args(["list", "--json"]).output().expect("buildvise runs");
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let json = String::from_utf8(out.stdout).expect("UTF-8 stdout");
     let view: Value = serde_json::from_str(&json).expect("list --json is JSON");
     assert_eq!(view["plugins"], serde_json::json!([]), "{json}");
     assert!(view["searched"].as_array().is_some_and(|s| s.iter().any(|d| d == bin.to_str().unwrap())), "{json}");

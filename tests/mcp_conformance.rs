@@ -12,7 +12,7 @@
 //! capability buildvise does not offer (logging, completion, sampling, elicitation).
 //!
 //! The suite is installed once with `npm install` into `target/test-env/mcp-conformance-VERSION`
-//! and reused by later runs. Without node or npm the tests say SKIPPED and pass; a failed
+//! and reused by later runs. Without node or npm the tests skip (`common::skip`); a failed
 //! download fails. The version is pinned to 0.1.13, the last that runs on Node 20.
 
 mod common;
@@ -27,10 +27,10 @@ use std::sync::OnceLock;
 const PACKAGE: &str = "@modelcontextprotocol/conformance";
 const VERSION: &str = "0.1.13";
 
-/// The suite's `conformance` program, installed on first use; None, said loudly, without node or
-/// npm. Several test processes may ask at once: one installs under a file lock while the others
+/// The suite's `conformance` program, installed on first use; None, the test skipped, without
+/// node or npm. Several test processes may ask at once: one installs under a file lock while the others
 /// wait.
-fn suite(test: &str) -> Option<PathBuf> {
+fn suite() -> Option<PathBuf> {
     static MISSING: OnceLock<Option<&str>> = OnceLock::new();
     let missing = MISSING.get_or_init(|| {
         ["node", "npm"].into_iter().find(|program| {
@@ -39,7 +39,7 @@ fn suite(test: &str) -> Option<PathBuf> {
         })
     });
     if let Some(program) = missing {
-        eprintln!("SKIPPED {test}: {program} not found; the MCP conformance suite needs node/npm");
+        common::skip(&format!("{program} not found; the MCP conformance suite needs node and npm"));
         return None;
     }
     static BIN: OnceLock<PathBuf> = OnceLock::new();
@@ -61,7 +61,8 @@ fn install() -> PathBuf {
             Command::new("npm")
                 .args(["install", "--no-audit", "--no-fund"])
                 .current_dir(&dir)
-                .env("npm_config_update_notifier", "false"),
+                .env("npm_config_update_notifier", "false")
+                .env("npm_config_cache", common::npm_cache()),
         );
         std::fs::write(&stamp, VERSION).expect("mark the suite ready");
     }
@@ -79,8 +80,8 @@ struct Check {
 }
 
 /// Runs `scenario` against a fresh `buildvise serve --http`; its checks, or None when skipped.
-fn run(test: &str, scenario: &str, prepare: impl FnOnce(&Sandbox)) -> Option<Vec<Check>> {
-    let conformance = suite(test)?;
+fn run(scenario: &str, prepare: impl FnOnce(&Sandbox)) -> Option<Vec<Check>> {
+    let conformance = suite()?;
     let sb = Sandbox::new(&[test_plugins()]);
     prepare(&sb);
     let server = HttpServer::start(&sb);
@@ -118,8 +119,8 @@ fn checks_file(dir: &Path) -> Option<PathBuf> {
 /// Every check of the scenario that judges something (all but INFO) passed, and among them are
 /// `expected`, so a scenario that stopped checking cannot pass by saying nothing; the checks, or
 /// None when skipped.
-fn passes_whole(test: &str, scenario: &str, expected: &[&str], prepare: impl FnOnce(&Sandbox)) -> Option<Vec<Check>> {
-    let checks = run(test, scenario, prepare)?;
+fn passes_whole(scenario: &str, expected: &[&str], prepare: impl FnOnce(&Sandbox)) -> Option<Vec<Check>> {
+    let checks = run(scenario, prepare)?;
     assert_checks(scenario, &checks, expected);
     let failed: Vec<&Check> = checks.iter().filter(|c| c.status != "INFO" && c.status != "SUCCESS").collect();
     assert!(failed.is_empty(), "{scenario}: checks that did not pass: {failed:#?}");
@@ -137,23 +138,22 @@ fn assert_checks(scenario: &str, checks: &[Check], expected: &[&str]) {
 
 #[test]
 fn server_initialize() {
-    passes_whole("server_initialize", "server-initialize", &["server-initialize"], |_| ());
+    passes_whole("server-initialize", &["server-initialize"], |_| ());
 }
 
 #[test]
 fn ping() {
-    passes_whole("ping", "ping", &["ping"], |_| ());
+    passes_whole("ping", &["ping"], |_| ());
 }
 
 #[test]
 fn tools_list() {
-    passes_whole("tools_list", "tools-list", &["tools-list"], |_| ());
+    passes_whole("tools-list", &["tools-list"], |_| ());
 }
 
 #[test]
 fn dns_rebinding_protection() {
     passes_whole(
-        "dns_rebinding_protection",
         "dns-rebinding-protection",
         &["localhost-host-rebinding-rejected", "localhost-host-valid-accepted"],
         |_| (),
@@ -163,7 +163,6 @@ fn dns_rebinding_protection() {
 #[test]
 fn server_sse_multiple_streams() {
     passes_whole(
-        "server_sse_multiple_streams",
         "server-sse-multiple-streams",
         &["server-accepts-multiple-post-streams", "server-sse-streams-functional"],
         |_| (),
@@ -176,15 +175,13 @@ fn resources_list_with_a_stored_run() {
     let stored = |sb: &Sandbox| {
         sb.run(["exec", "panicky.sh", "--", "echo stored"]).expect_code(0);
     };
-    let test = "resources_list_with_a_stored_run";
-    let Some(checks) = passes_whole(test, "resources-list", &["resources-list"], stored) else { return };
+    let Some(checks) = passes_whole("resources-list", &["resources-list"], stored) else { return };
     let listed = checks.iter().find(|c| c.id == "resources-list").map(|c| &c.details["resourceCount"]);
     assert!(listed.and_then(Value::as_u64).is_some_and(|n| n >= 1), "the stored run is not listed: {checks:#?}");
 }
 
 #[test]
 fn server_sse_polling_stream_checks() {
-    let test = "server_sse_polling_stream_checks";
-    let Some(checks) = run(test, "server-sse-polling", |_| ()) else { return };
+    let Some(checks) = run("server-sse-polling", |_| ()) else { return };
     assert_checks("server-sse-polling", &checks, &["server-sse-priming-event", "server-sse-retry-field"]);
 }

@@ -6,8 +6,8 @@
 //! what it received; the checks are here.
 //!
 //! The SDK is installed once into `target/test-env/mcp-venv` (`python3 -m venv`, then pip) and
-//! reused by later runs. Without python3 the test says SKIPPED and passes; a failed download
-//! fails it.
+//! reused by later runs. Without python3 the tests skip (`common::skip`); a failed download
+//! fails them.
 
 mod common;
 
@@ -67,7 +67,7 @@ fn text(result: &Value) -> &str {
 #[test]
 fn the_python_sdk_lists_execs_and_follows_the_hint() {
     let Some(venv) = mcp_venv() else {
-        eprintln!("SKIPPED: python3 not found; the Python MCP SDK client test needs it");
+        common::skip("python3 not found; the Python MCP SDK client test needs it");
         return;
     };
     let sb = Sandbox::new(&[cargo_plugin()]);
@@ -131,7 +131,7 @@ fn assert_cancelled_with_its_log(sb: &Sandbox) {
 fn progress_rises_strictly_and_counts_tests_against_the_total() {
     let (Some(venv), Some(pytest)) = (mcp_venv(), common::python_venv("pytest-venv", common::PYTEST_REQUIREMENT))
     else {
-        eprintln!("SKIPPED: python3 not found; the Python MCP SDK client test needs it");
+        common::skip("python3 not found; the Python MCP SDK client test needs it");
         return;
     };
     let sb = Sandbox::new(&[common::plugin("pytest")]);
@@ -164,10 +164,10 @@ fn progress_rises_strictly_and_counts_tests_against_the_total() {
 }
 
 /// The client's `scenario` on the `slow` project of a fresh sandbox: the sandbox and the report;
-/// None (said loudly) without python3.
+/// None (the test skipped) without python3.
 fn slow_scenario(scenario: &str) -> Option<(Sandbox, Value)> {
     let Some(venv) = mcp_venv() else {
-        eprintln!("SKIPPED: python3 not found; the Python MCP SDK client test needs it");
+        common::skip("python3 not found; the Python MCP SDK client test needs it");
         return None;
     };
     let sb = Sandbox::new(&[]);

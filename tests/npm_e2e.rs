@@ -17,7 +17,7 @@
 //! Vitest writes its results cache into `node_modules`, so a shared tree would not stay as
 //! `npm ci` left it.
 //!
-//! Without node or npm the tests that need them say SKIPPED and pass; a failing `npm ci` fails.
+//! Without node or npm the tests that need them skip (`common::skip`); a failing `npm ci` fails.
 
 mod common;
 
@@ -32,8 +32,8 @@ fn sandbox() -> Sandbox {
     Sandbox::new(&[plugin("npm")])
 }
 
-/// True when `node` and `npm` both run; otherwise says so loudly, for the test to return.
-fn have_node(test: &str) -> bool {
+/// True when `node` and `npm` both run; otherwise skips the test, for it to return.
+fn have_node() -> bool {
     static FOUND: OnceLock<Option<String>> = OnceLock::new();
     let missing = FOUND.get_or_init(|| {
         ["node", "npm"].into_iter().find_map(|program| {
@@ -43,7 +43,7 @@ fn have_node(test: &str) -> bool {
     });
     match missing {
         Some(program) => {
-            eprintln!("SKIPPED {test}: {program} not found");
+            common::skip(&format!("{program} not found; the npm end-to-end tests need node and npm"));
             false
         }
         None => true,
@@ -87,6 +87,7 @@ fn install(name: &str) -> PathBuf {
         .args(["ci", "--no-audit", "--no-fund"])
         .current_dir(&partial)
         .env("npm_config_update_notifier", "false")
+        .env("npm_config_cache", common::npm_cache())
         .stdin(Stdio::null())
         .output()
         .expect("npm runs");
@@ -220,7 +221,7 @@ fn log_lines(sb: &Sandbox, id: &str, start: u64, end: u64) -> Vec<String> {
 
 #[test]
 fn build_reports_each_tsc_error_with_file_line_column_and_code() {
-    if !have_node("build_reports_each_tsc_error_with_file_line_column_and_code") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -267,7 +268,7 @@ fn build_reports_each_tsc_error_with_file_line_column_and_code() {
 
 #[test]
 fn jest_failures_carry_the_describe_path_the_failing_line_and_the_counts() {
-    if !have_node("jest_failures_carry_the_describe_path_the_failing_line_and_the_counts") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -313,7 +314,7 @@ fn jest_failures_carry_the_describe_path_the_failing_line_and_the_counts() {
 
 #[test]
 fn vitest_failures_carry_the_describe_path_the_failing_line_and_the_counts() {
-    if !have_node("vitest_failures_carry_the_describe_path_the_failing_line_and_the_counts") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -356,7 +357,7 @@ fn vitest_failures_carry_the_describe_path_the_failing_line_and_the_counts() {
 
 #[test]
 fn lint_reports_eslint_rule_ids_at_their_locations() {
-    if !have_node("lint_reports_eslint_rule_ids_at_their_locations") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -421,7 +422,7 @@ fn install_without_confirm_says_what_it_would_run_and_runs_nothing() {
 
 #[test]
 fn install_with_confirm_installs_the_local_dependency() {
-    if !have_node("install_with_confirm_installs_the_local_dependency") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -457,7 +458,7 @@ fn exec_tool(sb: &Sandbox, dir: &Path, args: &[&str], code: i32) -> (Value, Stri
 
 #[test]
 fn exec_runs_tsc_and_eslint_through_the_same_parsers_as_scripts() {
-    if !have_node("exec_runs_tsc_and_eslint_through_the_same_parsers_as_scripts") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -485,7 +486,7 @@ fn exec_runs_tsc_and_eslint_through_the_same_parsers_as_scripts() {
 
 #[test]
 fn exec_runs_vitest_with_its_failures_and_counts() {
-    if !have_node("exec_runs_vitest_with_its_failures_and_counts") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -514,7 +515,7 @@ fn exec_of_a_program_the_project_lacks_is_refused_saying_what_to_do() {
 
 #[test]
 fn start_that_throws_is_one_error_at_the_project_s_top_frame() {
-    if !have_node("start_that_throws_is_one_error_at_the_project_s_top_frame") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();
@@ -529,7 +530,7 @@ fn start_that_throws_is_one_error_at_the_project_s_top_frame() {
 
 #[test]
 fn vite_build_names_the_unresolved_import_and_its_importer() {
-    if !have_node("vite_build_names_the_unresolved_import_and_its_importer") {
+    if !have_node() {
         return;
     }
     let sb = sandbox();

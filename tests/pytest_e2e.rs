@@ -10,7 +10,7 @@
 //! - `own_venv`: a test that passes only when run by the project's own `.venv` interpreter.
 //!
 //! The virtual environment is made once in `target/test-env/pytest-venv` (`python3 -m venv`, then
-//! pip) and reused by later runs. Without python3 the tests say SKIPPED and pass; a failed
+//! pip) and reused by later runs. Without python3 the tests skip (`common::skip`); a failed
 //! download fails them.
 
 mod common;
@@ -28,11 +28,11 @@ fn pytest_venv() -> Option<&'static Path> {
     VENV.get_or_init(|| common::python_venv("pytest-venv", common::PYTEST_REQUIREMENT)).as_deref()
 }
 
-/// The cached venv, or None after saying loudly that the test is skipped.
+/// The cached venv, or None after skipping the test.
 fn venv_or_skip() -> Option<&'static Path> {
     let venv = pytest_venv();
     if venv.is_none() {
-        eprintln!("SKIPPED: python3 not found; the pytest end-to-end tests need it");
+        common::skip("python3 not found; the pytest end-to-end tests need it");
     }
     venv
 }
@@ -343,6 +343,37 @@ fn a_project_venv_that_reaches_pytest_through_a_pth_file_runs() {
     run.expect_code(0);
     assert_eq!(run.json()["summary"], summary(1, 0, 0, 0), "{run}");
     assert_eq!(newest_run(&sb)["program"], venv.join("bin/python").to_str().unwrap());
+}
+
+#[test]
+fn a_project_venv_that_runs_without_pytest_names_the_pip_fix() {
+    let Some(shared) = venv_or_skip() else { return };
+    let sb = sandbox();
+    let dir = fixture(&sb, "own_venv");
+    let venv = make_project_venv(&dir, shared, false);
+    // A `.pth` file may bring pytest, so the plan lets the run start; this one names an empty
+    // directory, and it is Python that says pytest is missing.
+    let empty = dir.join("no-packages");
+    std::fs::create_dir(&empty).expect("create dir");
+    std::fs::write(site_packages(&venv).join("empty.pth"), format!("{}\n", empty.display())).expect("write .pth");
+    let run = exec(&sb, &dir, None, &[]);
+    run.expect_code(1);
+    let answer = run.json();
+    let errors: Vec<&Value> =
+        answer["diagnostics"].as_array().into_iter().flatten().filter(|d| d["severity"] == "error").collect();
+    assert_eq!(errors.len(), 1, "{run}");
+    assert_eq!(
+        (&errors[0]["message"], &errors[0]["code"]),
+        (&json!("No module named pytest"), &json!("ModuleNotFoundError"))
+    );
+    assert_eq!(
+        errors[0]["notes"],
+        json!([
+            "pytest is not installed for .venv/bin/python; install it with `.venv/bin/python -m pip install pytest` \
+             and run again"
+        ]),
+        "{run}"
+    );
 }
 
 #[test]

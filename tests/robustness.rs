@@ -80,7 +80,7 @@ fn broken_libraries_are_skipped_and_listed_with_the_reason() {
             .unwrap_or_else(|| panic!("{lib} is not reported:{list}"))
             .to_string()
     };
-    assert!(reason("badabi").starts_with("ABI version 99, this buildvise speaks 1"), "{list}");
+    assert!(reason("badabi").starts_with("ABI version 99, this buildvise speaks ABI 1"), "{list}");
     assert!(reason("noentry").contains("no `buildvise_plugin_v1` symbol"), "{list}");
     assert!(reason("shorttable").starts_with("function table of 8 bytes"), "{list}");
     for tool in ["panicky.sh", "panicky.feed", "panicky.finish", "panicky.missing"] {

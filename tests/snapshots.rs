@@ -50,6 +50,17 @@ fn render(sandbox: &Sandbox, toolchain: &str, case: &str, tool: &str, exit: i32,
     run.text()
 }
 
+/// Without `--exit-code`, the log alone: failed tests read as a failure, with no exit code made up.
+#[test]
+fn a_parsed_log_with_failed_tests_reads_as_a_failure_without_an_exit_code() {
+    let sandbox = Sandbox::new(&[plugin("cargo")]);
+    let log = root().join("tests/fixtures/corpus/cargo/test-mixed-failures/combined.log");
+    let log = log.display().to_string();
+    let run = sandbox.run(["parse", "cargo.test", "--log", &log, "--cwd", "/home/dev/src/project"]);
+    run.expect_code(0);
+    insta::assert_snapshot!("parse_without_exit_code", run.text());
+}
+
 #[test]
 fn rendered_answers() {
     let dirs: Vec<_> = ["cargo", "npm", "pytest", "dotnet"].iter().map(|p| plugin(p)).collect();

@@ -165,10 +165,8 @@ pub fn serve(args: Vec<std::ffi::OsString>) -> anyhow::Result<()> {
             input.read_exact(&mut data[start..])?;
             spans.push((u64::from_le_bytes(number), start, data.len()));
         }
-        let refs: Vec<LineRef<'_>> = spans
-            .iter()
-            .map(|&(number, start, end)| LineRef { stream: Stream::Stdout, number, bytes: &data[start..end] })
-            .collect();
+        let refs: Vec<LineRef<'_>> =
+            spans.iter().map(|&(number, start, end)| LineRef::new(Stream::Stdout, number, &data[start..end])).collect();
         parser.feed_batch(&refs);
     }
     let result = parser.finish(&RunEnd::exited(101))?;

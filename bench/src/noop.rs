@@ -62,8 +62,9 @@ fn cli(setup: &Setup, report: &mut Report, project: &Path, pairs: usize) -> anyh
             MAX_CLI_MS,
             "ms",
             "Compare with the `buildvise --version` and `buildvise list` figures: what is beyond them is the \
-             exec path (config, plan, store, parser thread, history, render). Loading only the plugin \
-             that owns the tool, or none for a config tool, would cut the plugin loading.",
+             exec path (config, the guard process, the library the tool needs, about ten files and \
+             directories created per run, the parser thread, history, render). `perf record` over a \
+             loop of such execs shows where.",
         )
         .beside(sides(&pairs)),
     );

@@ -8,7 +8,7 @@
 
 use crate::config::{Config, ToolDef};
 use crate::parse::{PatternParser, RunParser};
-use crate::plugins::{self, PluginError, PluginLibrary, Registry};
+use crate::plugins::{self, Plugin, PluginError, Registry};
 use buildvise_plugin_api::{CommandPlan, ParseContext, PlanRequest, ToolSpec};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,8 +22,8 @@ pub struct Tool {
 
 #[derive(Clone)]
 enum Runner {
-    Plugin(Arc<PluginLibrary>),
-    Config { def: ToolDef, formats: Vec<(String, Arc<PluginLibrary>)> },
+    Plugin(Arc<Plugin>),
+    Config { def: ToolDef, formats: Vec<(String, Arc<Plugin>)> },
 }
 
 /// A config tool that cannot be used as written.

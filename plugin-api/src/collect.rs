@@ -2,7 +2,8 @@
 //! test-name joining.
 
 use crate::types::Diagnostic;
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 /// Joins describe/suite titles and a test title the way results show them: `a > b > test`.
 pub fn join_test_name<S: AsRef<str>>(parts: &[S]) -> String {
@@ -11,11 +12,14 @@ pub fn join_test_name<S: AsRef<str>>(parts: &[S]) -> String {
 
 /// Diagnostics in first-seen order, each distinct one once. Tools repeat themselves (MSBuild after
 /// `Build FAILED.`, cargo for lib and lib-test, jest's "Summary of all failing tests"); identity is
-/// severity, file, line, column, code, message and test.
+/// severity, file, line, column, code, message and test, as they were when pushed.
 #[derive(Debug, Default)]
 pub struct DiagnosticSet {
     items: Vec<Diagnostic>,
-    seen: HashSet<Key>,
+    /// Each kept diagnostic's identity, and its index in `items`.
+    seen: HashMap<Key, usize>,
+    /// The index of the diagnostic the last push added or repeated.
+    last: Option<usize>,
 }
 
 type Key = (crate::Severity, Option<String>, Option<u32>, Option<u32>, Option<String>, String, Option<String>);
@@ -31,22 +35,31 @@ impl DiagnosticSet {
 
     /// Adds `d` unless an identical one is already here; returns whether it was added.
     pub fn push(&mut self, d: Diagnostic) -> bool {
-        if self.seen.insert(key(&d)) {
-            self.items.push(d);
-            true
-        } else {
-            false
+        match self.seen.entry(key(&d)) {
+            Entry::Occupied(kept) => {
+                self.last = Some(*kept.get());
+                false
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(self.items.len());
+                self.last = Some(self.items.len());
+                self.items.push(d);
+                true
+            }
         }
     }
 
     /// True when an identical diagnostic is already here.
     pub fn contains(&self, d: &Diagnostic) -> bool {
-        self.seen.contains(&key(d))
+        self.seen.contains_key(&key(d))
     }
 
-    /// The last diagnostic added, to attach notes or extend its log range.
+    /// The diagnostic the last [`push`](Self::push) added or, when that push was dropped as a
+    /// repeat, the kept one it repeated: the one the lines that follow belong to (notes, a longer
+    /// log range). None before the first push. A tool that prints a diagnostic's notes again with
+    /// each repeat would add them twice: add notes only while `push` returned true.
     pub fn last_mut(&mut self) -> Option<&mut Diagnostic> {
-        self.items.last_mut()
+        self.items.get_mut(self.last?)
     }
 
     pub fn len(&self) -> usize {
@@ -83,5 +96,17 @@ mod tests {
         assert!(!set.push(d.clone()));
         assert!(set.push(d.with_code("E1")));
         assert_eq!(set.len(), 2);
+    }
+
+    #[test]
+    fn last_mut_after_a_dropped_repeat_is_the_kept_diagnostic() {
+        let mut set = DiagnosticSet::new();
+        let first = Diagnostic::error("first").with_location("a.rs", Some(1), None);
+        assert!(set.push(first.clone()));
+        assert!(set.push(Diagnostic::error("second")));
+        assert!(!set.push(first));
+        set.last_mut().expect("a diagnostic").notes.push("help: about first".into());
+        let notes: Vec<_> = set.iter().map(|d| (d.message.as_str(), d.notes.len())).collect();
+        assert_eq!(notes, [("first", 1), ("second", 0)]);
     }
 }

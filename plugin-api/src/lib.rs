@@ -9,6 +9,16 @@
 //! contract it holds only what every plugin needs ([`strip_ansi`], [`clip`], [`relative_to`],
 //! [`split_location`], [`join_test_name`], [`occurrences`], [`DiagnosticSet`], [`PlanRequest::check_path`]) so that
 //! plugins do not each write their own.
+//!
+//! The `testing` feature (off by default) adds the module `testing`: a parser run in-process in
+//! unit tests and benchmarks. Enable it from `[dev-dependencies]` only.
+//!
+//! # Versions
+//!
+//! What the host checks is the ABI ([`abi::ABI_VERSION`], and its minor [`abi::ABI_MINOR`]), not
+//! this crate's version: a plugin built against any release of this crate that speaks ABI 1 loads
+//! in any host that speaks ABI 1. The crate follows semver on its Rust API (0.x: a minor release
+//! may change it, a patch never does).
 
 pub mod abi;
 mod ansi;
@@ -16,6 +26,7 @@ mod collect;
 mod paths;
 mod plugin;
 mod roots;
+#[cfg(feature = "testing")]
 pub mod testing;
 mod text;
 pub mod types;

@@ -41,8 +41,13 @@ pub trait Parser: Send {
     /// what you gather with `std::mem::take`).
     fn finish(&mut self, end: &RunEnd) -> ParseResult;
 
-    /// Counts so far, for progress notifications while the run goes on. The host calls it between
-    /// two feeds, about twice a second; the default reports nothing and the host shows line counts.
+    /// Counts so far, for the live progress of a run still going: the terminal's status line and
+    /// MCP progress notifications (`1532 lines, 2 errors, 40/120 tests: Compiling serde`). The
+    /// host calls it between two feeds, about twice a second, never after `finish`; keep it cheap
+    /// (return counters you keep, compute nothing). Set
+    /// [`tests_total`](Progress::tests_total) once the tool announced how many tests it runs, and
+    /// clients draw a bar over the tests. The default reports nothing: the host then shows the
+    /// line count and the last line printed.
     fn progress(&self) -> Progress {
         Progress::default()
     }

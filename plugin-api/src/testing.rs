@@ -1,4 +1,8 @@
 //! Running a parser in-process, without the host: for plugins' unit tests and benchmarks.
+//!
+//! Behind the `testing` feature, off by default: enable it in your plugin's
+//! `[dev-dependencies]` only (`buildvise-plugin-api = { …, features = ["testing"] }`), so that
+//! the library you ship carries none of it.
 
 use crate::plugin::Parser;
 use crate::strip_ansi;
@@ -20,7 +24,16 @@ pub fn feed_text(parser: &mut dyn Parser, stream: Stream, text: &[u8], first: u6
     number
 }
 
-/// Parses a combined log (every line tagged stdout) that ended with `exit_code`.
+/// Runs `parser` over a saved log as the host would, and returns what it made of it.
+///
+/// - `parser`: a fresh parser, from [`Plugin::parser`](crate::Plugin::parser) or
+///   [`Plugin::format_parser`](crate::Plugin::format_parser); it is consumed.
+/// - `log`: the output as printed, `\n`-separated, a final `\n` optional. Every line is tagged
+///   stdout and numbered from 1, as a combined log is; ANSI escapes and a trailing `\r` are
+///   stripped first, as the host strips them. May be empty (no line is fed).
+/// - `exit_code`: the process's exit code given to [`Parser::finish`] in [`RunEnd::exit_code`];
+///   the run did not time out, was not cancelled, and wrote no artifacts (use [`parse_streams`]
+///   with a [`RunEnd`] for those).
 pub fn parse_log(mut parser: Box<dyn Parser>, log: &[u8], exit_code: i32) -> ParseResult {
     feed_text(parser.as_mut(), Stream::Stdout, log, 1);
     parser.finish(&RunEnd { exit_code: Some(exit_code), ..RunEnd::default() })

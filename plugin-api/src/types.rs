@@ -18,6 +18,7 @@ pub struct Manifest {
     pub name: String,
     /// The plugin's own version, shown by `buildvise list --json`.
     pub version: String,
+    /// The tools it runs, each named `<name>.<verb>`; `list` shows them in this order.
     pub tools: Vec<ToolSpec>,
     /// Output formats the plugin can parse on their own (`tsc`, `rustc`), for tools defined in a
     /// config file. Each is served by [`crate::Plugin::format_parser`].
@@ -134,17 +135,28 @@ impl ToolSpec {
     }
 }
 
-/// One call to plan: which tool, with what arguments, where, and where it may reach.
+/// One call to plan, given to [`crate::Plugin::plan`]: which tool, with what arguments, where, and
+/// where it may reach. The host sends one per `exec`, before anything runs; a plan that needs
+/// consent (a [mutating](ToolSpec::mutating) tool) is asked for once more to show the command.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct PlanRequest {
+    /// The tool's full name, one of the manifest's ([`ToolSpec::name`], `make.build`): a plugin
+    /// with several tools plans by it. Never empty.
     pub tool: String,
+    /// The call's arguments as the caller sent them (on the CLI, what follows the tool name or
+    /// `--`), one argv element each; may be empty. The host adds nothing and checks nothing in
+    /// them: pass on what the tool should get, and refuse what it must not.
     #[serde(default)]
     pub args: Vec<String>,
-    /// Absolute working directory of the run.
+    /// Absolute working directory of the run, already checked against [`roots`](Self::roots).
+    /// The host runs the command there.
     pub cwd: String,
-    /// An empty directory the host created for this run; artifacts go here.
+    /// Absolute path of an empty directory the host created for this run alone; point the tool's
+    /// report files (JUnit XML, TRX, JSON) here and name them in
+    /// [`CommandPlan::artifacts`]. When the plan is only shown to ask for consent it is the
+    /// placeholder `<run artifacts>`, and nothing runs.
     pub artifact_dir: String,
     /// The directories the operator allowed this call to use (absolute, symlinks resolved); `cwd`
     /// lies in one of them. Empty means no limit. A plan refuses path arguments that lead outside
@@ -154,6 +166,7 @@ pub struct PlanRequest {
 }
 
 impl PlanRequest {
+    /// A request with no roots (no limit), as the CLI sends; for a plugin's tests.
     pub fn new(
         tool: impl Into<String>,
         args: Vec<String>,
@@ -163,6 +176,7 @@ impl PlanRequest {
         PlanRequest { tool: tool.into(), args, cwd: cwd.into(), artifact_dir: artifact_dir.into(), roots: Vec::new() }
     }
 
+    /// Sets [`roots`](Self::roots).
     pub fn with_roots(mut self, roots: Vec<String>) -> Self {
         self.roots = roots;
         self
@@ -177,63 +191,82 @@ impl PlanRequest {
     }
 }
 
-/// The command a plugin wants the host to run. The host spawns `program` with `args` directly,
-/// never through a shell.
+/// The command a plugin wants the host to run, the answer of [`crate::Plugin::plan`]. The host
+/// spawns `program` with `args` directly, never through a shell, in [`PlanRequest::cwd`], with
+/// stdin closed and stdout and stderr captured into the run's log.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CommandPlan {
+    /// The program: a name looked up on `PATH` (`make`) or an absolute path (a relative path
+    /// with a `/` is ambiguous about which directory it starts from). Not empty. When it cannot
+    /// be found the call fails, exit code 127, naming it.
     pub program: String,
+    /// Its arguments, one argv element each, passed as they are (no quoting, no globbing); may
+    /// be empty. Answers and `buildvise runs` show them, with `program`, as the command that ran.
     #[serde(default)]
     pub args: Vec<String>,
-    /// Extra environment, added to the host's.
+    /// Variables set for the command on top of the host's environment (a name the host also
+    /// has takes this value); may be empty. For noise only: `NO_COLOR=1`, a wide terminal.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
-    /// Files the run will write (absolute, usually inside the artifact directory). Those that
-    /// exist when the run ends are handed to the parser in [`RunEnd::artifacts`].
+    /// Files the run will write (absolute, usually inside [`PlanRequest::artifact_dir`]); may be
+    /// empty. Those that exist as files when the run ends are handed to the parser in
+    /// [`RunEnd::artifacts`]; the others are left out without a word.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<String>,
 }
 
 impl CommandPlan {
+    /// `program` with no arguments, environment or artifacts.
     pub fn new(program: impl Into<String>) -> Self {
         CommandPlan { program: program.into(), ..CommandPlan::default() }
     }
 
+    /// Appends `args` to [`args`](Self::args).
     pub fn with_args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.args.extend(args.into_iter().map(Into::into));
         self
     }
 
+    /// Sets one variable of [`env`](Self::env).
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.insert(key.into(), value.into());
         self
     }
 
+    /// Adds one file to [`artifacts`](Self::artifacts).
     pub fn with_artifact(mut self, path: impl Into<String>) -> Self {
         self.artifacts.push(path.into());
         self
     }
 }
 
-/// What a parser is told when it is created.
+/// What a parser is told when it is created ([`crate::Plugin::parser`],
+/// [`crate::Plugin::format_parser`]): one per run, and one per saved log `buildvise parse` reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ParseContext {
+    /// The tool whose output this is (`make.build`), as in [`PlanRequest::tool`]. For a format
+    /// parser it is the name of the tool a config file defines: do not branch on it there.
     pub tool: String,
-    /// The call's arguments, as the plan received them (empty when parsing a saved log).
+    /// The call's arguments, as the plan received them; empty when parsing a saved log, so a
+    /// parser must not need them (use them to expect a format, such as `--message-format=json`).
     #[serde(default)]
     pub args: Vec<String>,
-    /// Absolute working directory of the run; diagnostics' files are made relative to it.
+    /// Absolute working directory of the run (for a saved log, the directory `buildvise parse`
+    /// was given or ran in). Make diagnostics' files relative to it with [`crate::relative_to`].
     pub cwd: String,
 }
 
 impl ParseContext {
+    /// A context without arguments, as for a saved log.
     pub fn new(tool: impl Into<String>, cwd: impl Into<String>) -> Self {
         ParseContext { tool: tool.into(), args: Vec::new(), cwd: cwd.into() }
     }
 
+    /// Sets [`args`](Self::args).
     pub fn with_args(mut self, args: Vec<String>) -> Self {
         self.args = args;
         self
@@ -248,8 +281,10 @@ pub struct RunEnd {
     /// None when the process was killed by a signal.
     #[serde(default)]
     pub exit_code: Option<i32>,
+    /// True when the host killed it at its deadline.
     #[serde(default)]
     pub timed_out: bool,
+    /// True when the host ended it on request (a cancelled call, a signal to buildvise).
     #[serde(default)]
     pub cancelled: bool,
     /// Artifact files that exist now (absolute paths).
@@ -293,6 +328,7 @@ pub enum Stream {
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct Line<'a> {
+    /// The stream it was printed on.
     pub stream: Stream,
     /// 1-based line number in the stored (combined) log.
     pub number: u64,
@@ -332,7 +368,9 @@ pub enum Severity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct LogRange {
+    /// The first line.
     pub start: u64,
+    /// The last line, not before `start`.
     pub end: u64,
 }
 
@@ -343,35 +381,52 @@ impl LogRange {
     }
 }
 
-/// One thing the tool reported: a compiler error, a lint, a failed test.
+/// One thing the tool reported: a compiler error, a lint, a failed test. Answers list errors
+/// first, then warnings, one line each (`file:line:col code test: message`); a rerun compares
+/// runs by a fingerprint of `file`, `code` and `message` (numbers, addresses and temp paths in
+/// it masked), or of `test` alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Diagnostic {
+    /// Errors are what a failed run is answered with; warnings are listed after them (those
+    /// [from the toolchain](Self::toolchain) counted in one line); `Info` is listed at `full`
+    /// detail only.
     pub severity: Severity,
-    /// The tool's headline, one line.
+    /// The tool's headline, one line, without the location and code held in their own fields.
+    /// Not empty; [`clip`](crate::clip) long ones (answers cut it to fit anyway).
     pub message: String,
-    /// `E0308`, `TS2322`, `clippy::needless_return`, `AssertionError`…
+    /// The tool's name for the problem: `E0308`, `TS2322`, `clippy::needless_return`,
+    /// `AssertionError`. None when it has none; answers count diagnostics by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
-    /// Relative to the run's cwd when it lies under it.
+    /// The file it is about, relative to the run's cwd when it lies under it
+    /// ([`crate::relative_to`]), else as the tool printed it. None when it names no file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// 1-based line in `file`; None when the tool gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// 1-based column on `line`, as the tool counts it (usually characters); None when it gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
+    /// 1-based line where the problem ends, when the tool says (`endLine`); carried in JSON
+    /// answers only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_line: Option<u32>,
+    /// Column where the problem ends, as `column` counts; JSON answers only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_column: Option<u32>,
-    /// The failed test's name, for test failures.
+    /// For a test failure, the test's name exactly as in [`ParseResult::failed_tests`], so the
+    /// answer says it once; None for anything else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
-    /// The few help/note lines that matter.
+    /// The few help and note lines that matter (at most a handful, each clipped); may be empty.
+    /// Shown at `full` detail; a failed test's first `left: 6` / `right: 7` notes go on its line.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-    /// Where in the stored log this diagnostic was printed.
+    /// The lines of the stored log it was printed on, message to last note: answers point
+    /// `log` there. None when it does not come from the log (an artifact).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_range: Option<LogRange>,
     /// Said by the toolchain about itself or the machine, not about the project: npm config
@@ -382,6 +437,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A diagnostic with only its severity and message.
     pub fn new(severity: Severity, message: impl Into<String>) -> Self {
         Diagnostic {
             severity,
@@ -399,23 +455,28 @@ impl Diagnostic {
         }
     }
 
+    /// An error with only its message.
     pub fn error(message: impl Into<String>) -> Self {
         Self::new(Severity::Error, message)
     }
 
+    /// A warning with only its message.
     pub fn warning(message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, message)
     }
 
+    /// An info with only its message.
     pub fn info(message: impl Into<String>) -> Self {
         Self::new(Severity::Info, message)
     }
 
+    /// Sets [`code`](Self::code).
     pub fn with_code(mut self, code: impl Into<String>) -> Self {
         self.code = Some(code.into());
         self
     }
 
+    /// Sets [`file`](Self::file), [`line`](Self::line) and [`column`](Self::column).
     pub fn with_location(mut self, file: impl Into<String>, line: Option<u32>, column: Option<u32>) -> Self {
         self.file = Some(file.into());
         self.line = line;
@@ -430,11 +491,13 @@ impl Diagnostic {
         self
     }
 
+    /// Sets [`test`](Self::test).
     pub fn with_test(mut self, test: impl Into<String>) -> Self {
         self.test = Some(test.into());
         self
     }
 
+    /// Sets [`notes`](Self::notes).
     pub fn with_notes(mut self, notes: Vec<String>) -> Self {
         self.notes = notes;
         self
@@ -453,23 +516,33 @@ impl Diagnostic {
     }
 }
 
-/// Test counts, exactly as the tool counts them.
+/// Test counts of a whole run, exactly as the tool counts them (numbers of tests, summed over
+/// every test binary or project it ran). The answer's header shows them (`4 passed, 1 failed`);
+/// leave [`ParseResult::summary`] None when the tool ran no tests or its counts were not found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct TestSummary {
+    /// Tests that passed.
     pub passed: u64,
+    /// Tests that failed.
     pub failed: u64,
     /// Skipped, ignored, pending and todo tests.
     pub skipped: u64,
+    /// Tests the tool counted in all. When the other counts do not add up to it (tests that
+    /// never ran), the header says `of N`.
     pub total: u64,
+    /// Tests that errored outside their body (pytest's setup and teardown `errors`); None when
+    /// the tool has no such count. `buildvise runs` counts them with the failures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<u64>,
+    /// Tests expected to fail that did (pytest); None when the tool has no such count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub xfailed: Option<u64>,
+    /// Tests expected to fail that passed (pytest); None when the tool has no such count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub xpassed: Option<u64>,
-    /// Test projects that failed to build (dotnet).
+    /// Test projects that failed to build, so none of their tests ran (dotnet); None elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub projects_build_failed: Option<u64>,
 }
@@ -486,14 +559,22 @@ impl TestSummary {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ParseResult {
-    /// Absent means "the exit code was 0".
+    /// Whether the run succeeded, when the parser knows better than the exit code. None (the
+    /// usual) leaves it to the exit code: 0 is success. A run that timed out, was cancelled or
+    /// killed by a signal never succeeds, whatever this says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub success: Option<bool>,
+    /// Everything worth saying, each distinct problem once ([`crate::DiagnosticSet`]), in the
+    /// order printed; may be empty.
     #[serde(default)]
     pub diagnostics: Vec<Diagnostic>,
+    /// The test counts, when the tool ran tests and printed them; None otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<TestSummary>,
-    /// Names of failed tests, each once, as the tool prints them.
+    /// Names of failed tests, each once, as the tool prints them, so that one can be pasted
+    /// into the tool's test filter; may be empty. The answer lists those no diagnostic names
+    /// (`failed: a, b`); a rerun matches tests across runs by these names (what was fixed, what
+    /// is new, flaky tests), so a name must not change from run to run (no durations, no ids).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_tests: Vec<String>,
     /// Set when the tool stopped before doing all it was asked: what did not run and the way on,
@@ -537,8 +618,10 @@ impl ParseResult {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Progress {
+    /// Errors found so far (failed tests included when the parser counts them as errors).
     #[serde(default)]
     pub errors: u64,
+    /// Warnings found so far.
     #[serde(default)]
     pub warnings: u64,
     /// Tests finished so far.

@@ -170,6 +170,8 @@ impl Sandbox {
             // Cargo runs under the binary build into the sandbox, never into the repository.
             .env("CARGO_TARGET_DIR", self.dir.path().join("cargo-target"))
             .env_remove("CARGO_BUILD_TARGET_DIR")
+            // npm, whatever runs it, keeps its cache and logs under target/, not in the home directory.
+            .env("npm_config_cache", npm_cache())
             .stdin(Stdio::null());
         cmd
     }
@@ -281,12 +283,48 @@ pub fn run_command(cmd: &mut Command) -> Run {
     Run::new(shown, out)
 }
 
+/// Where [`skip`] records each skip, one `BINARY::TEST: WHY` line: `.ci/run` empties it before
+/// the tests and prints it after them.
+const SKIPS_FILE: &str = "target/test-skips.txt";
+
+/// Skips the running test because `why` (what is missing, and what needs it); the caller returns
+/// after it. cargo shows nothing a passing test prints, so the skip is also appended to
+/// [`SKIPS_FILE`] for CI to list. With `BUILDVISE_REQUIRE_ALL=1`, for a machine meant to run every
+/// test, it fails the test instead.
+pub fn skip(why: &str) {
+    // libtest runs each test on a thread named after it, so the name cannot drift from the test's.
+    let test = format!("{}::{}", env!("CARGO_CRATE_NAME"), std::thread::current().name().unwrap_or("?"));
+    if std::env::var("BUILDVISE_REQUIRE_ALL").is_ok_and(|v| !v.is_empty() && v != "0") {
+        panic!(
+            "{test} cannot run: {why}. BUILDVISE_REQUIRE_ALL is set, so a skip fails: install what the \
+             test needs, or unset BUILDVISE_REQUIRE_ALL to let it skip"
+        );
+    }
+    eprintln!("SKIPPED {test}: {why}");
+    let path = root().join(SKIPS_FILE);
+    std::fs::create_dir_all(root().join("target")).expect("create target/");
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("recording a skip in {}: {e}", path.display()));
+    // Tests of several processes and threads skip at once: whole lines, one writer at a time.
+    file.lock().unwrap_or_else(|e| panic!("locking {}: {e}", path.display()));
+    std::io::Write::write_all(&mut file, format!("{test}: {why}\n").as_bytes())
+        .unwrap_or_else(|e| panic!("recording a skip in {}: {e}", path.display()));
+}
+
+/// The npm cache of every npm the tests run, directly or through the binary.
+pub fn npm_cache() -> PathBuf {
+    root().join("target/test-env/npm-cache")
+}
+
 /// The pytest the tests install (`target/test-env/pytest-venv`): the version the corpus was
 /// captured with, so that what pytest prints does not drift under the tests.
 pub const PYTEST_REQUIREMENT: &str = "pytest==9.2.0";
 
 /// A virtual environment `target/test-env/NAME` with `requirement` pip-installed, made on first
-/// use and reused by later runs; None when there is no python3 (callers then skip loudly). Several
+/// use and reused by later runs; None when there is no python3 (callers then [`skip`]). Several
 /// test processes may ask at once: one builds the venv under a file lock while the others wait.
 /// A failed download panics: only a missing base toolchain is a reason to skip.
 pub fn python_venv(name: &str, requirement: &str) -> Option<PathBuf> {
@@ -310,7 +348,9 @@ pub fn python_venv(name: &str, requirement: &str) -> Option<PathBuf> {
         setup_step(
             Command::new(venv.join("bin/python"))
                 .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-                .arg(requirement),
+                .arg(requirement)
+                // pip's download cache stays under target/, not in the home directory.
+                .env("PIP_CACHE_DIR", env_dir.join("pip-cache")),
         );
         std::fs::write(&stamp, requirement).expect("mark the venv ready");
     }

@@ -22,8 +22,8 @@ pub enum AppError {
     /// A tool its plugin cannot run on this machine; the plugin's sentence says why.
     #[error("{tool} cannot run here: {reason}")]
     Unavailable { tool: String, reason: String },
-    #[error("unknown tool {name:?}{suggest}; send a tool name that list shows")]
-    UnknownTool { name: String, suggest: String },
+    #[error("unknown tool {name:?}{suggest}; send a tool name that list shows{why}")]
+    UnknownTool { name: String, suggest: String, why: String },
     /// A tool that changes the workspace, called without consent; says exactly what would run.
     #[error(
         "{tool} changes the workspace, so nothing ran; to run `{command}`, call again with confirm: true (CLI: --confirm)"

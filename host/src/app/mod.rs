@@ -67,7 +67,13 @@ impl App {
         let (tools, broken) = tools::all(&self.registry, &config);
         problems.extend(broken.iter().map(|e| e.to_string()));
         let visible = tools.iter().filter(|t| config.allows(&t.spec) && t.spec.unavailable.is_none());
-        render::render_list(visible, &self.registry.failures, &self.registry.clashes, &problems, cwd)
+        let trouble = render::PluginTrouble {
+            failures: &self.registry.failures,
+            clashes: &self.registry.clashes,
+            dir_problems: &self.registry.dir_problems,
+            none_loaded: self.registry.plugins.is_empty(),
+        };
+        render::render_list(visible, &trouble, &problems, cwd)
     }
 
     /// A stored run's answer at `detail`, with its output's last lines when the answer shows them.
@@ -96,7 +102,17 @@ impl App {
                     .filter(|t| config.allows(&t.spec) && t.spec.unavailable.is_none())
                     .map(|t| t.spec.name.as_str())
                     .collect();
-                Err(AppError::UnknownTool { name: name.to_string(), suggest: did_you_mean(&closest(name, &names)) })
+                // Why a tool may be missing that the caller expected: the operator's mistakes first.
+                let why = if self.registry.plugins.is_empty() {
+                    format!("; {}", render::NO_PLUGIN)
+                } else {
+                    self.registry.dir_problems.first().map(|p| format!("; {p}")).unwrap_or_default()
+                };
+                Err(AppError::UnknownTool {
+                    name: name.to_string(),
+                    suggest: did_you_mean(&closest(name, &names)),
+                    why,
+                })
             }
         }
     }

@@ -56,7 +56,7 @@ impl App {
 }
 
 /// Makes the absolute paths of a log captured elsewhere (a CI machine's checkout) relative to
-/// `cwd` when the same files exist under it: `/home/runner/checkout/app/src/x.rs` becomes
+/// `cwd` when the same files exist under it: `/srv/ci/checkout/app/src/x.rs` becomes
 /// `src/x.rs` in a checkout that has `src/x.rs`. The prefix found for one file is used for every
 /// file that shares it, so one answer never mixes the two spellings of a checkout.
 fn rebase(diagnostics: &mut [Diagnostic], cwd: &Path) {

@@ -62,6 +62,8 @@ pub(super) struct RunSink<'a> {
     pub log: LogWriter,
     pub parser: ParseWorker,
     report: &'a mut dyn FnMut(&Progress),
+    /// Where each line of the current block ends, found once for the log and the parser.
+    ends: Vec<usize>,
     last_flush: Instant,
     last_progress: Instant,
 }
@@ -69,7 +71,7 @@ pub(super) struct RunSink<'a> {
 impl<'a> RunSink<'a> {
     pub fn new(log: LogWriter, parser: ParseWorker, report: &'a mut dyn FnMut(&Progress)) -> Self {
         let now = Instant::now();
-        RunSink { log, parser, report, last_flush: now, last_progress: now }
+        RunSink { log, parser, report, ends: Vec::new(), last_flush: now, last_progress: now }
     }
 
     fn progress(&self) -> Progress {
@@ -91,9 +93,11 @@ impl<'a> RunSink<'a> {
 }
 
 impl LineSink for RunSink<'_> {
-    fn line(&mut self, stream: Stream, bytes: &[u8]) {
-        let number = self.log.write_line(stream, bytes);
-        self.parser.push(stream, number, bytes);
+    fn lines(&mut self, stream: Stream, block: &[u8]) {
+        self.ends.clear();
+        self.ends.extend(memchr::memchr_iter(b'\n', block));
+        let first = self.log.write_lines(stream, block, &self.ends);
+        self.parser.push_lines(stream, first, block, &self.ends);
     }
 
     fn ready(&mut self, wait: Duration) -> bool {

@@ -11,6 +11,7 @@ use crate::run::CancelToken;
 use crate::store::RunStatus;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -35,9 +36,11 @@ pub struct Args {
     args: Vec<String>,
 }
 
+/// Columns of the status line: a terminal's usual width, so that it never wraps (a wrapped line
+/// would leave its first rows behind at each redraw).
 const STATUS_WIDTH: usize = 100;
 /// How long, after the answer is out, the process waits for its retention pass to end.
-const RETENTION_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+const RETENTION_PATIENCE: Duration = Duration::from_secs(2);
 
 /// Exit code when the run timed out, as `timeout(1)` uses.
 const EXIT_TIMEOUT: i32 = 124;
@@ -63,11 +66,18 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     let _ = ctrlc::set_handler(move || on_signal.cancel());
 
     let live = std::io::stderr().is_terminal() && !args.json;
-    // One status line, redrawn in place; cut to the terminal's usual width so it never wraps.
+    let started = Instant::now();
+    let mut shown = String::new();
+    // One status line, redrawn in place, and only when it reads differently: a redraw per report
+    // would flicker twice a second for nothing.
     let mut report = |p: &Progress| {
-        if live {
-            let shown: String = p.describe().chars().take(STATUS_WIDTH).collect();
-            let _ = write!(std::io::stderr(), "\r\x1b[2K{shown}");
+        if !live {
+            return;
+        }
+        let frame = status_line(p, started.elapsed(), STATUS_WIDTH);
+        if frame != shown {
+            let _ = write!(std::io::stderr(), "\r\x1b[2K{frame}");
+            shown = frame;
         }
     };
     let answer = app.exec(&Access::anywhere(), &call, &cancel, Surface::Cli, &mut report);
@@ -86,4 +96,61 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         RunStatus::Cancelled => EXIT_CANCELLED,
         _ => answer.exit_code.unwrap_or(1),
     })
+}
+
+/// The status line at `elapsed`: `1m05s · 1532 lines, 2 errors, 40/120 tests: Compiling serde`,
+/// at most `width` characters. Whole seconds, so that time alone changes it once a second.
+fn status_line(progress: &Progress, elapsed: Duration, width: usize) -> String {
+    let s = elapsed.as_secs();
+    let time = match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60),
+    };
+    // A tab or a carriage return in the tool's last line would move the cursor and break the redraw.
+    let line: Vec<char> =
+        format!("{time} · {}", progress.describe()).chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if line.len() <= width {
+        return line.into_iter().collect();
+    }
+    // The activity comes last, so a cut takes it and leaves time and counts.
+    let mut cut: String = line[..width.saturating_sub(1)].iter().collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_line_frames() {
+        let compiling = Progress { lines: 12, activity: "Compiling serde v1.0.219".into(), ..Progress::default() };
+        let testing = Progress {
+            lines: 1532,
+            errors: 2,
+            warnings: 5,
+            tests: 40,
+            tests_total: Some(120),
+            activity: "test tests::parses_a_long_name ... \tok".into(),
+            queued: None,
+        };
+        let frames = [
+            (Progress { queued: Some((1, 4)), ..Progress::default() }, 0, STATUS_WIDTH),
+            (Progress::default(), 0, STATUS_WIDTH),
+            (compiling.clone(), 999, STATUS_WIDTH),
+            (compiling.clone(), 1_000, STATUS_WIDTH),
+            (Progress { lines: 1, errors: 1, tests: 1, ..compiling }, 59_999, STATUS_WIDTH),
+            (testing.clone(), 65_000, STATUS_WIDTH),
+            (testing.clone(), 65_000, 40),
+            (testing, 3_725_000, STATUS_WIDTH),
+        ];
+        let shown: Vec<String> = frames
+            .iter()
+            .map(|(p, ms, width)| {
+                format!("{:>9}ms w{width:<3} |{}|", ms, status_line(p, Duration::from_millis(*ms), *width))
+            })
+            .collect();
+        insta::assert_snapshot!(shown.join("\n"));
+    }
 }

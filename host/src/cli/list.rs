@@ -50,7 +50,8 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         rendered.text.push_str(&origins_text(&origins, &app.registry.searched, home.as_deref()));
         print_text(&rendered.text)?;
     }
-    Ok(0)
+    // A script that checks its set-up with `buildvise list` learns that nothing can run.
+    Ok(if app.registry.plugins.is_empty() { 1 } else { 0 })
 }
 
 /// A plugin that loaded, and the library it came from.
@@ -63,7 +64,7 @@ struct Origin<'a> {
 
 fn origins(registry: &Registry) -> Vec<Origin<'_>> {
     registry
-        .loaded
+        .plugins
         .iter()
         .map(|p| Origin { name: &p.manifest.name, version: &p.manifest.version, path: &p.path })
         .collect()

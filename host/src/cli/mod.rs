@@ -24,7 +24,7 @@ mod serve;
 
 use crate::app::{App, AppError, describe};
 use crate::config::Config;
-use crate::plugins::Registry;
+use crate::plugins::{self, Loading, Registry};
 use crate::render::Detail;
 use crate::run::{Guard, RunError};
 use crate::store::Store;
@@ -137,10 +137,16 @@ fn init_logging() {
 /// The operator's settings and the app they make. Plugins come only from flags, the environment
 /// and the user config, never from a project. With `guard`, runs die with this process.
 fn app(cli: &Cli, config: Config, guard: bool) -> anyhow::Result<App> {
+    app_loading(cli, config, guard, Loading::OnUse)
+}
+
+/// [`app`], with the plugins' libraries loaded as `loading` says: a server loads them all at once.
+fn app_loading(cli: &Cli, config: Config, guard: bool, loading: Loading) -> anyhow::Result<App> {
     let mut dirs = cli.plugin_dir.clone();
     dirs.extend(config.plugin_dirs.iter().cloned());
-    let registry = Registry::discover(&dirs);
-    let store = Store::open(&Store::default_root())?;
+    let root = Store::default_root();
+    let store = Store::open(&root)?;
+    let registry = Registry::discover(&dirs, Some(root.join(plugins::cache::FILE)), loading);
     let guard = if guard { start_guard() } else { None };
     Ok(App::new(registry, store, config, guard))
 }

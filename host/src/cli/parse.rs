@@ -23,7 +23,8 @@ pub struct Args {
     /// The stderr log (with --stdout).
     #[arg(long, value_name = "FILE", requires = "stdout")]
     stderr: Option<PathBuf>,
-    /// The exit code the run ended with.
+    /// The exit code the run ended with. A log that shows failed tests or errors reads as a
+    /// failure whatever the code (except with --mcp, which answers exactly as exec would).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     exit_code: i32,
     /// An artifact the run wrote (JUnit XML, TRX, a JSON report). Repeatable.

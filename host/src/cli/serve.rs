@@ -1,8 +1,10 @@
 //! `buildvise serve`: the MCP server, on stdio (default) or streamable HTTP.
 
-use super::{Cli, app};
+use super::{Cli, app_loading};
 use crate::config::Config;
 use crate::mcp::HttpOptions;
+use crate::plugins::Loading;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -51,7 +53,15 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     for root in &roots {
         anyhow::ensure!(root.is_dir(), "--root {}: no such directory; send an existing directory", root.display());
     }
-    let app = Arc::new(app(cli, config, true)?);
+    let app = Arc::new(app_loading(cli, config, true, Loading::Now)?);
+    // A person who typed `buildvise serve` would otherwise face a silent prompt. Clients that log
+    // stderr get nothing, and stdout carries the protocol alone.
+    if args.http.is_none() && std::io::stderr().is_terminal() {
+        eprintln!(
+            "buildvise: speaking MCP on stdin/stdout, for an MCP client to start; to connect one, run \
+             `buildvise mcp install --client claude|cursor|vscode`; Ctrl-C stops"
+        );
+    }
     let home = std::env::current_dir()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let served = runtime.block_on(async move {

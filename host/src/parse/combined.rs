@@ -35,7 +35,7 @@ impl RunParser {
         for part in &mut self.parts {
             match part {
                 Part::Plugin(handle) => handle.feed_batch(lines),
-                Part::Patterns(patterns) => lines.iter().for_each(|l| patterns.feed(l.number, l.bytes)),
+                Part::Patterns(patterns) => lines.iter().for_each(|l| patterns.feed(l.number(), l.bytes())),
             }
         }
     }

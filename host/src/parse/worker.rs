@@ -25,10 +25,10 @@ const PARSE_LIMIT: usize = 4 << 20;
 /// Longest last line kept for [`Reported::last_line`].
 const LAST_LINE_BYTES: usize = 400;
 /// Lines and bytes gathered before a batch is queued.
-const BATCH_LINES: usize = 1024;
+const BATCH_LINES: usize = 4096;
 const BATCH_BYTES: usize = 64 * 1024;
 /// Bytes queued for the parser before the process side is told to wait.
-const QUEUE_BYTES: usize = 8 << 20;
+const QUEUE_BYTES: usize = 4 << 20;
 /// How often the host checks on a parser it waits for.
 const CHECK: Duration = Duration::from_millis(50);
 /// How long lines may wait in a batch that is not full, so that a slow trickle of output still
@@ -49,10 +49,16 @@ pub enum ParseFailure {
 const SPARE_BATCHES: usize = 4;
 
 /// Lines of one batch, their bytes kept end to end in `data`.
-#[derive(Default)]
 struct Batch {
     data: Vec<u8>,
     lines: Vec<(Stream, u64, usize, usize)>,
+}
+
+impl Default for Batch {
+    /// Sized for a full batch up front: grown by doubling, a batch held twice what it counted.
+    fn default() -> Self {
+        Batch { data: Vec::with_capacity(BATCH_BYTES + 1024), lines: Vec::with_capacity(BATCH_LINES) }
+    }
 }
 
 impl Batch {
@@ -60,6 +66,19 @@ impl Batch {
         let start = self.data.len();
         self.data.extend_from_slice(bytes);
         self.lines.push((stream, number, start, bytes.len()));
+    }
+
+    /// Takes the lines of `block` that end at `ends` (offsets of their `\n`), the first of them
+    /// starting at `start` and numbered `first`, with one copy.
+    fn push_block(&mut self, stream: Stream, first: u64, block: &[u8], start: usize, ends: &[usize]) {
+        let Some(&last) = ends.last() else { return };
+        let here = self.data.len();
+        self.data.extend_from_slice(&block[start..=last]);
+        let mut line = start;
+        for (number, &end) in (first..).zip(ends) {
+            self.lines.push((stream, number, here + line - start, end - line));
+            line = end + 1;
+        }
     }
 
     fn is_full(&self) -> bool {
@@ -183,6 +202,33 @@ impl ParseWorker {
         }
     }
 
+    /// Queues a block of lines numbered from `first`, each ended by `\n` at the offsets `ends`, a
+    /// batch's worth at a time with one copy each. Never blocks.
+    pub fn push_lines(&mut self, stream: Stream, first: u64, block: &[u8], ends: &[usize]) {
+        let (mut start, mut done) = (0, 0);
+        while done < ends.len() && self.stuck_at.is_none() {
+            let room = BATCH_BYTES.saturating_sub(self.pending.data.len());
+            let fit = ends[done..]
+                .partition_point(|&end| end + 1 - start <= room)
+                .min(BATCH_LINES.saturating_sub(self.pending.lines.len()));
+            if fit == 0 {
+                // A line that does not fit goes alone, and no more of it than is parsed.
+                self.push(stream, first + done as u64, &block[start..ends[done]]);
+                start = ends[done] + 1;
+                done += 1;
+                continue;
+            }
+            let piece = &ends[done..done + fit];
+            self.pending.push_block(stream, first + done as u64, block, start, piece);
+            start = piece[fit - 1] + 1;
+            done += fit;
+            self.pending_since.get_or_insert_with(Instant::now);
+            if self.pending.is_full() {
+                self.flush();
+            }
+        }
+    }
+
     fn flush(&mut self) {
         self.pending_since = None;
         if self.pending.lines.is_empty() {
@@ -302,17 +348,9 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
                 shared.changed.notify_all();
             }
             shared.mark_busy(batch.first_line());
-            let views: Vec<(Stream, u64, Cow<'_, [u8]>)> = batch
-                .lines
-                .iter()
-                .map(|&(stream, number, start, len)| (stream, number, parser_view(&batch.data[start..start + len])))
-                .collect();
-            let refs: Vec<LineRef<'_>> = views
-                .iter()
-                .map(|(stream, number, bytes)| LineRef { stream: *stream, number: *number, bytes })
-                .collect();
-            parser.feed_batch(&refs);
-            let last_line = views.iter().rev().map(|v| &v.2).find(|b| b.iter().any(|c| !c.is_ascii_whitespace()));
+            let lines = parser_view(&mut batch);
+            parser.feed_batch(&lines);
+            let last_line = lines.iter().rev().map(LineRef::bytes).find(|b| b.iter().any(|c| !c.is_ascii_whitespace()));
             let progress = shared.want_progress.swap(false, Ordering::SeqCst).then(|| parser.progress());
             if let Ok(mut reported) = shared.reported.lock() {
                 if let Some(line) = last_line {
@@ -323,8 +361,7 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
                     reported.progress = progress;
                 }
             }
-            drop(refs);
-            drop(views);
+            drop(lines);
             shared.busy_since_ms.store(0, Ordering::SeqCst);
             batch.clear();
             fed = Some(batch);
@@ -341,7 +378,55 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
     }
 }
 
-/// A line as parsers see it: escapes and a trailing `\r` removed.
-fn parser_view(bytes: &[u8]) -> Cow<'_, [u8]> {
-    strip_ansi(bytes)
+/// The batch's lines as parsers see them: escapes and a trailing `\r` removed, in place, since
+/// stripping never lengthens a line. One look for ESC over the whole batch spares the lines of a
+/// run that prints no colour a look each.
+fn parser_view(batch: &mut Batch) -> Vec<LineRef<'_>> {
+    let escapes = memchr::memchr(0x1b, &batch.data).is_some();
+    for (_, _, start, len) in &mut batch.lines {
+        let line = &mut batch.data[*start..*start + *len];
+        if escapes || line.last() == Some(&b'\r') {
+            *len = strip_in_place(line);
+        }
+    }
+    let data = &batch.data;
+    batch
+        .lines
+        .iter()
+        .map(|&(stream, number, start, len)| LineRef::new(stream, number, &data[start..start + len]))
+        .collect()
+}
+
+/// Strips `line` as [`strip_ansi`] does, into its own first bytes; returns the new length.
+fn strip_in_place(line: &mut [u8]) -> usize {
+    let stripped = match strip_ansi(line) {
+        Cow::Borrowed(kept) => return kept.len(),
+        Cow::Owned(stripped) => stripped,
+    };
+    line[..stripped.len()].copy_from_slice(&stripped);
+    stripped.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_stripped_in_place_and_keep_their_numbers() {
+        let mut batch = Batch::default();
+        let block = b"plain\n\x1b[31merror\x1b[0m: x\r\n\n";
+        batch.push_block(Stream::Stderr, 7, block, 0, &[5, 24, 25]);
+        batch.push(Stream::Stdout, 10, b"crlf\r");
+        let lines = parser_view(&mut batch);
+        let seen: Vec<(Stream, u64, &[u8])> = lines.iter().map(|l| (l.stream(), l.number(), l.bytes())).collect();
+        assert_eq!(
+            seen,
+            [
+                (Stream::Stderr, 7, &b"plain"[..]),
+                (Stream::Stderr, 8, b"error: x"),
+                (Stream::Stderr, 9, b""),
+                (Stream::Stdout, 10, b"crlf"),
+            ]
+        );
+    }
 }

@@ -11,6 +11,7 @@ use buildvise_plugin_api::abi::{
 };
 use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, ParseResult, PlanRequest, Progress, RunEnd, Stream};
 use std::ffi::c_void;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ pub enum LoadError {
     #[error("no `buildvise_plugin_v1` symbol: not a buildvise plugin, or built for another ABI")]
     NoEntry,
     #[error(
-        "ABI version {found}, this buildvise speaks {expected}: rebuild the plugin against buildvise-plugin-api {expected}.x"
+        "ABI version {found}, this buildvise speaks ABI {expected}: rebuild the plugin against a buildvise-plugin-api of ABI {expected}"
     )]
     AbiVersion { found: u32, expected: u32 },
     #[error("function table of {found} bytes, at least {expected} expected: rebuild the plugin")]
@@ -39,6 +40,10 @@ pub enum PluginError {
     Reported(String),
     #[error("plugin {plugin} answered {what} that buildvise cannot read ({detail}); update or report the plugin")]
     BadAnswer { plugin: String, what: &'static str, detail: String },
+    #[error("the plugin library {} cannot be loaded any more: {reason}; run `buildvise list` to see the state of every plugin", path.display())]
+    Load { path: PathBuf, reason: String },
+    #[error("the plugin library {} changed after buildvise read what it offers; run the call again", path.display())]
+    Changed { path: PathBuf },
 }
 
 /// The functions of a loaded table, copied once. Optional slots are `None` when the library's
@@ -207,12 +212,32 @@ fn take(table: &Table, outcome: RawOutcome) -> Result<Vec<u8>, String> {
     if outcome.status == abi::STATUS_OK { Ok(bytes) } else { Err(String::from_utf8_lossy(&bytes).into_owned()) }
 }
 
-/// One line lent to [`ParserHandle::feed_batch`].
+/// One line lent to [`ParserHandle::feed_batch`]. It is the ABI's [`RawLine`] itself, so a batch
+/// goes to the plugin as it is, with no copy of its table.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub struct LineRef<'a> {
-    pub stream: Stream,
-    pub number: u64,
-    pub bytes: &'a [u8],
+    raw: RawLine,
+    bytes: PhantomData<&'a [u8]>,
+}
+
+impl<'a> LineRef<'a> {
+    pub fn new(stream: Stream, number: u64, bytes: &'a [u8]) -> Self {
+        LineRef { raw: RawLine { stream: tag(stream), number, bytes: RawSlice::new(bytes) }, bytes: PhantomData }
+    }
+
+    pub fn stream(&self) -> Stream {
+        if self.raw.stream == abi::STREAM_STDERR { Stream::Stderr } else { Stream::Stdout }
+    }
+
+    pub fn number(&self) -> u64 {
+        self.raw.number
+    }
+
+    pub fn bytes(&self) -> &'a [u8] {
+        // SAFETY: `new` took the slice from a borrow that lives for 'a.
+        unsafe { self.raw.bytes.as_bytes() }
+    }
 }
 
 fn tag(stream: Stream) -> u32 {
@@ -241,19 +266,16 @@ impl ParserHandle {
         }
         let status = match self.library.table.parser_feed_batch {
             Some(feed_batch) => {
-                let raw: Vec<RawLine> = lines
-                    .iter()
-                    .map(|l| RawLine { stream: tag(l.stream), number: l.number, bytes: RawSlice::new(l.bytes) })
-                    .collect();
-                // SAFETY: the handle is live; the lines and their bytes are lent for the call.
-                unsafe { feed_batch(self.handle, raw.as_ptr(), raw.len()) }
+                // SAFETY: the handle is live; the lines (`RawLine`s, by `repr(transparent)`) and
+                // their bytes are lent for the call.
+                unsafe { feed_batch(self.handle, lines.as_ptr().cast::<RawLine>(), lines.len()) }
             }
             None => {
                 let mut status = abi::STATUS_OK;
                 for l in lines {
                     // SAFETY: the handle is live; the line is lent for the call.
                     status = unsafe {
-                        (self.library.table.parser_feed)(self.handle, tag(l.stream), l.number, RawSlice::new(l.bytes))
+                        (self.library.table.parser_feed)(self.handle, l.raw.stream, l.raw.number, l.raw.bytes)
                     };
                     if status != abi::STATUS_OK {
                         break;
@@ -263,13 +285,13 @@ impl ParserHandle {
             }
         };
         if status != abi::STATUS_OK {
-            self.failed_at = Some(lines[0].number);
+            self.failed_at = Some(lines[0].number());
         }
     }
 
     /// Feeds one line.
     pub fn feed(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
-        self.feed_batch(&[LineRef { stream, number, bytes }]);
+        self.feed_batch(&[LineRef::new(stream, number, bytes)]);
     }
 
     pub fn progress(&mut self) -> Option<Progress> {

@@ -7,15 +7,22 @@
 //! A file name seen once is not loaded again from a later dir (cargo puts the same cdylib in
 //! `target/release` and `target/release/deps`). A broken library is skipped and reported; when two
 //! plugins claim one tool, the first wins and the clash is reported.
+//!
+//! Every library found counts, whichever tool a call uses, but a one-shot command loads only the
+//! one it calls: the others are known by the manifests they gave before ([`cache`]). A server
+//! loads every library when it starts, so that a plugin reinstalled under a running server does
+//! not change what the server offers.
 
+pub mod cache;
 mod library;
 
 pub use library::{LineRef, LoadError, ParserHandle, PluginError, PluginLibrary};
 
-use buildvise_plugin_api::{FormatSpec, ToolSpec};
+use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, PlanRequest, ToolSpec};
+use cache::{ManifestCache, Stamp};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A library that could not be used, and why.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -32,87 +39,200 @@ pub struct Clash {
     pub ignored: PathBuf,
 }
 
+/// A plugin found on disk: what its manifest offers, and its library once a call needs it.
+pub struct Plugin {
+    pub path: PathBuf,
+    pub manifest: Manifest,
+    library: OnceLock<Result<Arc<PluginLibrary>, PluginError>>,
+}
+
+impl Plugin {
+    fn loaded(library: Arc<PluginLibrary>) -> Self {
+        Plugin { path: library.path.clone(), manifest: library.manifest.clone(), library: OnceLock::from(Ok(library)) }
+    }
+
+    fn known(path: &Path, manifest: Manifest) -> Self {
+        Plugin { path: path.to_path_buf(), manifest, library: OnceLock::new() }
+    }
+
+    /// The library, loaded on first use. A library that no longer gives the manifest it was
+    /// known by is refused: what was listed is what runs.
+    pub fn library(&self) -> Result<&Arc<PluginLibrary>, PluginError> {
+        let loaded = self.library.get_or_init(|| {
+            let library = PluginLibrary::load(&self.path)
+                .map_err(|e| PluginError::Load { path: self.path.clone(), reason: e.to_string() })?;
+            if library.manifest != self.manifest {
+                return Err(PluginError::Changed { path: self.path.clone() });
+            }
+            Ok(library)
+        });
+        loaded.as_ref().map_err(Clone::clone)
+    }
+
+    pub fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, PluginError> {
+        self.library()?.plan(request)
+    }
+
+    pub fn parser(&self, context: &ParseContext) -> Result<ParserHandle, PluginError> {
+        self.library()?.parser(context)
+    }
+
+    pub fn format_parser(&self, format: &str, context: &ParseContext) -> Result<ParserHandle, PluginError> {
+        self.library()?.format_parser(format, context)
+    }
+}
+
 /// A tool and the plugin that runs it.
 #[derive(Clone)]
 pub struct Tool {
     pub spec: ToolSpec,
-    pub plugin: Arc<PluginLibrary>,
+    pub plugin: Arc<Plugin>,
 }
 
 /// A format a plugin exports, for tools defined in config files.
 #[derive(Clone)]
 pub struct Format {
     pub spec: FormatSpec,
-    pub plugin: Arc<PluginLibrary>,
+    pub plugin: Arc<Plugin>,
 }
 
-/// Every tool and format of every plugin that loaded, plus what went wrong.
+/// When libraries are loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loading {
+    /// Each when a call first needs it, the others known by their cached manifests.
+    OnUse,
+    /// All of them now.
+    Now,
+}
+
+/// Every tool and format of every plugin found, plus what went wrong.
 #[derive(Default)]
 pub struct Registry {
     tools: BTreeMap<String, Tool>,
     formats: BTreeMap<String, Format>,
-    /// The libraries that loaded, in the order they were found.
-    pub loaded: Vec<Arc<PluginLibrary>>,
+    /// The usable plugins, in the order they were found.
+    pub plugins: Vec<Arc<Plugin>>,
     pub failures: Vec<LoadFailure>,
     pub clashes: Vec<Clash>,
+    /// What is wrong with the directories the operator named (`--plugin-dir` and the like): each
+    /// says what to fix. The default places may well be missing or hold other libraries.
+    pub dir_problems: Vec<String>,
     pub searched: Vec<PathBuf>,
 }
 
 impl Registry {
-    /// Loads every plugin found in `explicit` dirs and then the default places.
-    pub fn discover(explicit: &[PathBuf]) -> Self {
+    /// Finds every plugin in `explicit` dirs and then the default places. `cache` is where the
+    /// manifests of libraries loaded before are kept (in the store), if anywhere.
+    pub fn discover(explicit: &[PathBuf], cache: Option<PathBuf>, loading: Loading) -> Self {
         let mut dirs: Vec<PathBuf> = explicit.to_vec();
         dirs.extend(default_dirs());
         let mut registry = Registry::default();
+        let mut cache = ManifestCache::open(cache);
         let mut seen_names = HashSet::new();
-        for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                registry.searched.push(dir);
-                continue;
+        for (i, dir) in dirs.into_iter().enumerate() {
+            let named = i < explicit.len();
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    if named {
+                        registry.dir_problems.push(format!(
+                            "plugin dir {} cannot be read ({e}); fix --plugin-dir, BUILDVISE_PLUGIN_PATH or plugin_dirs in the config",
+                            dir.display()
+                        ));
+                    }
+                    registry.searched.push(dir);
+                    continue;
+                }
             };
-            let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| is_plugin_file(p)).collect();
+            let (mut files, mut others) = (Vec::new(), Vec::new());
+            for path in entries.flatten().map(|e| e.path()) {
+                if is_plugin_file(&path) {
+                    files.push(path);
+                } else if named && is_library(&path) {
+                    others.push(path);
+                }
+            }
             files.sort();
+            others.sort();
+            for path in &others {
+                registry.dir_problems.push(format!(
+                    "{} is not loaded: a plugin library's name starts with {}buildvise_plugin_; rename it if it is one",
+                    path.display(),
+                    std::env::consts::DLL_PREFIX
+                ));
+            }
+            if named && files.is_empty() && others.is_empty() {
+                registry.dir_problems.push(format!(
+                    "plugin dir {} holds no {}buildvise_plugin_*{} library",
+                    dir.display(),
+                    std::env::consts::DLL_PREFIX,
+                    std::env::consts::DLL_SUFFIX
+                ));
+            }
             for path in files {
                 let name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
                 if seen_names.insert(name) {
-                    registry.load(&path);
+                    registry.find(&path, &mut cache, loading);
                 }
             }
             registry.searched.push(dir);
         }
+        cache.save();
         registry
     }
 
-    fn load(&mut self, path: &Path) {
+    fn find(&mut self, path: &Path, cache: &mut ManifestCache, loading: Loading) {
+        let stamp = Stamp::of(path);
+        if loading == Loading::OnUse
+            && let Some(manifest) = stamp.and_then(|stamp| cache.get(path, stamp))
+        {
+            self.add(Arc::new(Plugin::known(path, manifest)));
+            return;
+        }
         match PluginLibrary::load(path) {
-            Ok(plugin) => {
-                for spec in &plugin.manifest.tools {
-                    if let Some(existing) = self.tools.get(&spec.name) {
-                        self.clashes.push(Clash {
-                            tool: spec.name.clone(),
-                            kept: existing.plugin.path.clone(),
-                            ignored: path.to_path_buf(),
-                        });
-                    } else {
-                        self.tools.insert(spec.name.clone(), Tool { spec: spec.clone(), plugin: Arc::clone(&plugin) });
-                    }
+            Ok(library) => {
+                // A tool is unavailable for what the plugin found around it (its program not on
+                // PATH): such a manifest is read anew each time, so that installing the program
+                // shows at once. (The other way round, a program gone since, the run says so.)
+                let settled = library.manifest.tools.iter().all(|t| t.unavailable.is_none());
+                if let Some(stamp) = stamp.filter(|_| settled) {
+                    cache.remember(path, stamp, &library.manifest);
                 }
-                for spec in &plugin.manifest.formats {
-                    if let Some(existing) = self.formats.get(&spec.name) {
-                        self.clashes.push(Clash {
-                            tool: format!("format {}", spec.name),
-                            kept: existing.plugin.path.clone(),
-                            ignored: path.to_path_buf(),
-                        });
-                    } else {
-                        self.formats
-                            .insert(spec.name.clone(), Format { spec: spec.clone(), plugin: Arc::clone(&plugin) });
-                    }
-                }
-                self.loaded.push(plugin);
+                self.add(Arc::new(Plugin::loaded(library)));
             }
             Err(e) => self.failures.push(LoadFailure { path: path.to_path_buf(), reason: e.to_string() }),
         }
+    }
+
+    #[cfg(test)]
+    fn load(&mut self, path: &Path) {
+        self.find(path, &mut ManifestCache::open(None), Loading::Now);
+    }
+
+    fn add(&mut self, plugin: Arc<Plugin>) {
+        for spec in &plugin.manifest.tools {
+            if let Some(existing) = self.tools.get(&spec.name) {
+                self.clashes.push(Clash {
+                    tool: spec.name.clone(),
+                    kept: existing.plugin.path.clone(),
+                    ignored: plugin.path.clone(),
+                });
+            } else {
+                self.tools.insert(spec.name.clone(), Tool { spec: spec.clone(), plugin: Arc::clone(&plugin) });
+            }
+        }
+        for spec in &plugin.manifest.formats {
+            if let Some(existing) = self.formats.get(&spec.name) {
+                self.clashes.push(Clash {
+                    tool: format!("format {}", spec.name),
+                    kept: existing.plugin.path.clone(),
+                    ignored: plugin.path.clone(),
+                });
+            } else {
+                self.formats.insert(spec.name.clone(), Format { spec: spec.clone(), plugin: Arc::clone(&plugin) });
+            }
+        }
+        self.plugins.push(plugin);
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
@@ -137,7 +257,12 @@ impl Registry {
 fn is_plugin_file(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
     let prefix = format!("{}buildvise_plugin_", std::env::consts::DLL_PREFIX);
-    name.starts_with(&prefix) && name.ends_with(std::env::consts::DLL_SUFFIX) && path.is_file()
+    name.starts_with(&prefix) && is_library(path)
+}
+
+fn is_library(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(std::env::consts::DLL_SUFFIX))
+        && path.is_file()
 }
 
 fn default_dirs() -> Vec<PathBuf> {

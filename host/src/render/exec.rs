@@ -120,7 +120,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-fn status_word(f: &Finished) -> &'static str {
+fn status_word(f: &Finished, success: bool) -> &'static str {
     match f.meta.status {
         RunStatus::TimedOut => "timedOut",
         RunStatus::Cancelled => "cancelled",
@@ -128,9 +128,19 @@ fn status_word(f: &Finished) -> &'static str {
         RunStatus::Running => "running",
         RunStatus::Failed => "error",
         RunStatus::Damaged => "damaged",
-        RunStatus::Exited if f.result.success => "ok",
+        RunStatus::Exited if success => "ok",
         RunStatus::Exited => "failed",
     }
+}
+
+/// Whether the answer calls the run a success. A run's exit code is the tool's own, and the
+/// plugin's reading of it stands; a parsed file's is whatever `parse` was told, 0 when it was told
+/// nothing, so there a log that shows failed tests or errors is a failure whatever the code.
+fn succeeded(r: &RunResult, hints: Hints) -> bool {
+    let shows_failure = r.errors().next().is_some()
+        || !r.failed_tests.is_empty()
+        || r.summary.as_ref().is_some_and(|s| s.failed > 0 || s.errors.is_some_and(|n| n > 0));
+    r.success && (hints.stored || !shows_failure)
 }
 
 /// What the previous run of the command did not have.
@@ -185,13 +195,14 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     let warnings: Vec<&Diagnostic> = r.warnings().collect();
     // In standard every diagnostic is listed or counted in a `+N more` line, so the header's counts
     // would say it twice.
-    let mut text = header(f, errors.len(), warnings.len(), detail != Detail::Standard, hints.stored);
+    let success = succeeded(r, hints);
+    let mut text = header(f, success, errors.len(), warnings.len(), detail != Detail::Standard, hints.stored);
     let mut view = ExecView {
         run_id: id,
         tool: &f.meta.tool,
-        status: status_word(f),
+        status: status_word(f, success),
         exit_code: f.meta.exit_code,
-        success: r.success,
+        success,
         duration_ms: f.meta.duration_ms(),
         errors: errors.len(),
         warnings: warnings.len(),
@@ -283,7 +294,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
 }
 
-fn header(f: &Finished, errors: usize, warnings: usize, counts: bool, stored: bool) -> String {
+fn header(f: &Finished, success: bool, errors: usize, warnings: usize, counts: bool, stored: bool) -> String {
     let r = &f.result;
     let mut parts: Vec<String> = Vec::new();
     parts.push(match f.meta.status {
@@ -297,9 +308,11 @@ fn header(f: &Finished, errors: usize, warnings: usize, counts: bool, stored: bo
         RunStatus::Running => "RUNNING".to_string(),
         RunStatus::Failed => "ERROR".to_string(),
         RunStatus::Damaged => "DAMAGED".to_string(),
-        RunStatus::Exited => match (r.success, f.meta.exit_code) {
+        RunStatus::Exited => match (success, f.meta.exit_code) {
             (true, Some(0)) | (true, None) => "ok".to_string(),
             (true, Some(code)) => format!("ok exit {code}"),
+            // A parsed file's 0 is most likely `--exit-code` left at its default: no fact to state.
+            (false, Some(0)) if !stored => "FAIL".to_string(),
             (false, Some(code)) => format!("FAIL exit {code}"),
             (false, None) => "FAIL".to_string(),
         },
@@ -786,6 +799,17 @@ mod tests {
         let f = finished(vec![block], 1);
         let text = standard(&f, &[], Hints { surface: Surface::Cli, stored: false });
         assert_eq!(text, "FAIL exit 1\nsrc/b.rs:2 b\nmore: log lines 7-12\n");
+    }
+
+    #[test]
+    fn a_parsed_file_that_shows_failures_never_reads_ok() {
+        let mut f = finished(vec![], 0);
+        f.result.summary = Some(TestSummary::new(4, 1, 0, 5));
+        f.result.failed_tests = vec!["t::one".into()];
+        let parsed = Hints { surface: Surface::Cli, stored: false };
+        assert_eq!(standard(&f, &[], parsed), "FAIL · tests 4 passed, 1 failed\nfailed: t::one\n");
+        // A run's exit code is the tool's own word, which the answer does not overrule.
+        assert!(standard(&f, &[], MCP).starts_with("ok · tests 4 passed, 1 failed"));
     }
 
     #[test]

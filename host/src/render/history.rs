@@ -29,7 +29,7 @@ pub fn render_runs(runs: &[ListedRun], now: u64) -> Rendered {
         let m = &run.meta;
         let status = match (m.status, m.exit_code) {
             (RunStatus::Exited, Some(code)) => format!("exit {code}"),
-            (status, _) => format!("{status:?}").to_lowercase(),
+            (status, _) => status_words(status).to_string(),
         };
         let took = m.duration_ms().map_or_else(|| "-".to_string(), |ms| format!("{:.1}s", ms as f64 / 1000.0));
         let vs = m.tally.as_ref().and_then(|t| t.vs.as_ref());
@@ -60,6 +60,20 @@ pub fn render_runs(runs: &[ListedRun], now: u64) -> Rendered {
         }
     }
     Rendered { text, structured }
+}
+
+/// How a run ended when there is no exit code to show. buildvise's own failure reads `error`, as
+/// `failed` is what the result column says of a tool that failed.
+fn status_words(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Running => "running",
+        RunStatus::Exited => "exited",
+        RunStatus::Killed => "killed",
+        RunStatus::TimedOut => "timed out",
+        RunStatus::Cancelled => "cancelled",
+        RunStatus::Failed => "error",
+        RunStatus::Damaged => "damaged",
+    }
 }
 
 /// `2 errors, 1 warning`, `3 passed, 2 failed`, or `ok`.
@@ -146,4 +160,55 @@ pub fn render_diff(before: &RunMeta, after: &RunMeta, delta: &Delta<'_>) -> Rend
         "still": owned(&delta.still),
     });
     Rendered { text, structured }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Flaky;
+    use crate::store::Versus;
+
+    const NOW: u64 = 1_750_000_000_000;
+
+    fn run(
+        id: &str,
+        tool: &str,
+        status: RunStatus,
+        exit_code: Option<i32>,
+        ago_s: u64,
+        tally: Option<Tally>,
+    ) -> ListedRun {
+        let mut meta = RunMeta::starting(id, tool, "", &[], "/p/app");
+        meta.started_ms = NOW - ago_s * 1000;
+        meta.ended_ms = (status != RunStatus::Running).then_some(meta.started_ms + 1234);
+        meta.status = status;
+        meta.exit_code = exit_code;
+        meta.tally = tally;
+        ListedRun { meta, flaky: Vec::new() }
+    }
+
+    fn tally(success: bool, errors: usize, warnings: usize, tests: Option<[u64; 2]>) -> Option<Tally> {
+        Some(Tally { success, errors, warnings, tests, vs: None })
+    }
+
+    #[test]
+    fn runs_have_a_header_row_and_singular_counts() {
+        let mut compared = run("kipomeru", "cargo.check", RunStatus::Exited, Some(101), 125, tally(false, 1, 1, None));
+        if let Some(t) = compared.meta.tally.as_mut() {
+            t.vs = Some(Versus { run: "bafotemu".into(), fixed: 1, new: 1, still: 0 });
+        }
+        let mut flaky =
+            run("tesibopa", "pytest.run", RunStatus::Exited, Some(1), 300, tally(false, 0, 0, Some([1, 1])));
+        flaky.flaky = vec![Flaky { test: "tests/test_a.py::test_x".into(), failed: 2, runs: 3 }];
+        let runs = [
+            run("lurafeno", "cargo.test", RunStatus::Running, None, 3, None),
+            compared,
+            run("bafotemu", "cargo.check", RunStatus::Exited, Some(101), 180, tally(false, 2, 3, None)),
+            flaky,
+            run("modeguka", "npm.test", RunStatus::TimedOut, None, 7200, tally(false, 0, 0, Some([12, 0]))),
+            run("sipanute", "npm.build", RunStatus::Failed, None, 90_000, None),
+            run("wonelapi", "cargo.build", RunStatus::Exited, Some(0), 200_000, tally(true, 0, 0, None)),
+        ];
+        insta::assert_snapshot!(render_runs(&runs, NOW).text);
+    }
 }

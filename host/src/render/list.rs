@@ -40,18 +40,34 @@ struct ListView<'a> {
     failed_plugins: &'a [LoadFailure],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     clashes: &'a [Clash],
+    /// Plugin directories the operator named that are missing, or hold no plugin.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    plugin_dir_problems: &'a [String],
     /// Config files, or tools in them, that cannot be used: each says why and what to fix.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     config_problems: &'a [String],
 }
 
+/// What went wrong finding plugins, for `list` to say.
+pub struct PluginTrouble<'a> {
+    pub failures: &'a [LoadFailure],
+    pub clashes: &'a [Clash],
+    pub dir_problems: &'a [String],
+    /// Not one plugin loaded.
+    pub none_loaded: bool,
+}
+
+/// What `list` and an unknown tool say when no plugin loaded.
+pub const NO_PLUGIN: &str =
+    "no plugin loaded: `buildvise list` at a terminal says where buildvise looked and how to get plugins";
+
 pub fn render_list<'a>(
     tools: impl Iterator<Item = &'a Tool>,
-    failures: &'a [LoadFailure],
-    clashes: &'a [Clash],
+    trouble: &PluginTrouble<'a>,
     config_problems: &'a [String],
     cwd: &Path,
 ) -> Rendered {
+    let PluginTrouble { failures, clashes, dir_problems, none_loaded } = *trouble;
     let tools: Vec<ToolView<'a>> = tools
         .map(|t| ToolView {
             name: &t.spec.name,
@@ -64,8 +80,11 @@ pub fn render_list<'a>(
         .collect();
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
     let mut text = String::new();
-    if tools.is_empty() {
-        text.push_str("no tools: no plugin was found (`buildvise list` says where it looked and how to get them)\n");
+    if none_loaded {
+        text.push_str(NO_PLUGIN);
+        text.push('\n');
+    } else if tools.is_empty() {
+        text.push_str("no tools: the config in force disables or hides every tool\n");
     }
     for t in &tools {
         let _ = write!(text, "{:width$}  {}", t.name, t.description);
@@ -92,9 +111,13 @@ pub fn render_list<'a>(
         let _ =
             writeln!(text, "clash: {} is claimed by {} too; {} wins", c.tool, c.ignored.display(), c.kept.display());
     }
+    for problem in dir_problems {
+        let _ = writeln!(text, "plugins: {problem}");
+    }
     for problem in config_problems {
         let _ = writeln!(text, "not usable: {problem}");
     }
-    let view = ListView { tools, failed_plugins: failures, clashes, config_problems };
+    let view =
+        ListView { tools, failed_plugins: failures, clashes, plugin_dir_problems: dir_problems, config_problems };
     Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
 }

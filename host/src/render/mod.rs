@@ -12,7 +12,7 @@ mod log;
 
 pub use exec::{ExecView, Tail, needs_tail, render_exec};
 pub use history::{render_diff, render_runs};
-pub use list::render_list;
+pub use list::{NO_PLUGIN, PluginTrouble, render_list};
 pub use log::{LINE_BYTES, LogPage, render_log};
 
 use crate::store::StreamFilter;

@@ -4,7 +4,11 @@
 /// memory stays bounded whatever a process prints (a 10 MB line is still stored whole).
 pub const MAX_LINE: usize = 16 << 20;
 
-/// Turns chunks of one stream into lines (without the `\n`).
+/// Turns chunks of one stream into blocks of whole lines, each line ended by `\n`.
+///
+/// A block is handed on as one slice, not a line at a time: the log stores it with one write and
+/// the parser's batch takes it with one copy, which is most of what keeping up with a flood of
+/// short lines takes. Only a line split across chunks is copied here.
 #[derive(Default)]
 pub struct LineSplitter {
     pending: Vec<u8>,
@@ -12,24 +16,34 @@ pub struct LineSplitter {
 
 impl LineSplitter {
     pub fn push(&mut self, mut chunk: &[u8], mut emit: impl FnMut(&[u8])) {
-        while let Some(pos) = memchr_newline(chunk) {
-            if self.pending.is_empty() {
-                emit(&chunk[..pos]);
-            } else {
-                self.pending.extend_from_slice(&chunk[..pos]);
-                emit(&self.pending);
-                self.release();
-            }
-            chunk = &chunk[pos + 1..];
-        }
-        while self.pending.len() + chunk.len() > MAX_LINE {
-            let take = MAX_LINE - self.pending.len();
-            self.pending.extend_from_slice(&chunk[..take]);
+        if !self.pending.is_empty() {
+            let Some(end) = memchr::memchr(b'\n', chunk) else {
+                self.hold(chunk, &mut emit);
+                return;
+            };
+            self.pending.extend_from_slice(&chunk[..=end]);
             emit(&self.pending);
             self.release();
-            chunk = &chunk[take..];
+            chunk = &chunk[end + 1..];
         }
-        self.pending.extend_from_slice(chunk);
+        let whole = memchr::memrchr(b'\n', chunk).map_or(0, |end| end + 1);
+        if whole > 0 {
+            emit(&chunk[..whole]);
+        }
+        self.hold(&chunk[whole..], &mut emit);
+    }
+
+    /// Keeps the start of a line whose end has not come yet, cutting it at [`MAX_LINE`].
+    fn hold(&mut self, mut part: &[u8], emit: &mut impl FnMut(&[u8])) {
+        while self.pending.len() + part.len() > MAX_LINE {
+            let take = MAX_LINE - self.pending.len();
+            self.pending.extend_from_slice(&part[..take]);
+            self.pending.push(b'\n');
+            emit(&self.pending);
+            self.release();
+            part = &part[take..];
+        }
+        self.pending.extend_from_slice(part);
     }
 
     /// Empties the buffer, giving back the memory a long line took.
@@ -41,17 +55,20 @@ impl LineSplitter {
         }
     }
 
-    /// Emits the last line when the stream did not end with `\n`.
+    /// Emits the last line, with a `\n`, when the stream did not end with one.
     pub fn finish(&mut self, mut emit: impl FnMut(&[u8])) {
         if !self.pending.is_empty() {
+            self.pending.push(b'\n');
             emit(&self.pending);
         }
         self.pending = Vec::new();
     }
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr(b'\n', bytes)
+/// The lines of a block, without their `\n`.
+#[cfg(test)]
+pub fn each_line(block: &[u8]) -> impl Iterator<Item = &[u8]> {
+    block.strip_suffix(b"\n").unwrap_or(block).split(|&b| b == b'\n')
 }
 
 #[cfg(test)]
@@ -62,9 +79,12 @@ mod tests {
         let mut s = LineSplitter::default();
         let mut out = Vec::new();
         for c in chunks {
-            s.push(c, |l| out.push(l.to_vec()));
+            s.push(c, |block| {
+                assert!(block.ends_with(b"\n"), "every block ends a line");
+                out.extend(each_line(block).map(<[u8]>::to_vec));
+            });
         }
-        s.finish(|l| out.push(l.to_vec()));
+        s.finish(|block| out.extend(each_line(block).map(<[u8]>::to_vec)));
         out
     }
 
@@ -74,6 +94,7 @@ mod tests {
             split(&[b"ab", b"c\nd", b"\n\nlast"]),
             vec![b"abc".to_vec(), b"d".to_vec(), vec![], b"last".to_vec()]
         );
+        assert_eq!(split(&[b"a\nb\n", b"c\n"]), vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
     }
 
     #[test]

@@ -11,12 +11,17 @@
 //! Memory is bounded whatever the output: lines are capped at [`lines::MAX_LINE`], and while the
 //! sink is not [`ready`](LineSink::ready) the runner stops reading, which makes the process wait on
 //! its full pipe rather than making buildvise grow.
+//!
+//! Lines reach the sink in blocks, as many whole lines of one stream as one read brought: a flood
+//! of short lines costs a few system calls and copies per read, not per line.
 
 mod guard;
 mod lines;
 mod process;
 
 pub use guard::{Guard, SUBCOMMAND as GUARD_SUBCOMMAND, serve as serve_guard};
+#[cfg(test)]
+pub use lines::each_line;
 
 use buildvise_plugin_api::Stream;
 use lines::LineSplitter;
@@ -42,7 +47,9 @@ pub struct Command {
 
 /// Receives the run's lines, and a tick now and then to flush or report progress.
 pub trait LineSink {
-    fn line(&mut self, stream: Stream, bytes: &[u8]);
+    /// One or more whole lines of one stream, in the order printed, each ended by `\n` (a last
+    /// line printed without one, or a line cut at [`lines::MAX_LINE`], gets one here).
+    fn lines(&mut self, stream: Stream, block: &[u8]);
 
     /// Waits at most `wait` until the sink can take more lines, and says whether it can. While it
     /// cannot, the runner reads nothing more.
@@ -293,7 +300,7 @@ impl Pipe {
                 Ok(0) => return Flow::Ended,
                 Ok(n) => {
                     let stream = self.stream;
-                    self.splitter.push(&buf[..n], |line| sink.line(stream, line));
+                    self.splitter.push(&buf[..n], |block| sink.lines(stream, block));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Flow::More,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -306,7 +313,7 @@ impl Pipe {
     /// Hands over a last line without its `\n`, and closes our end.
     fn close(mut self, sink: &mut dyn LineSink) {
         let stream = self.stream;
-        self.splitter.finish(|line| sink.line(stream, line));
+        self.splitter.finish(|block| sink.lines(stream, block));
     }
 }
 

@@ -5,8 +5,8 @@ use std::time::Instant;
 struct Collect(Vec<(Stream, Vec<u8>)>);
 
 impl LineSink for Collect {
-    fn line(&mut self, stream: Stream, bytes: &[u8]) {
-        self.0.push((stream, bytes.to_vec()));
+    fn lines(&mut self, stream: Stream, block: &[u8]) {
+        self.0.extend(each_line(block).map(|line| (stream, line.to_vec())));
     }
 }
 
@@ -102,8 +102,8 @@ fn big_line_and_binary_bytes_pass_through() {
 struct Stuck(usize);
 
 impl LineSink for Stuck {
-    fn line(&mut self, _stream: Stream, _bytes: &[u8]) {
-        self.0 += 1;
+    fn lines(&mut self, _stream: Stream, block: &[u8]) {
+        self.0 += each_line(block).count();
     }
 
     fn ready(&mut self, wait: Duration) -> bool {

@@ -22,6 +22,9 @@ const STDOUT_IDX: &str = "stdout.idx";
 const STDERR_IDX: &str = "stderr.idx";
 const STDERR_BIT: u64 = 1 << 63;
 const WRITE_BUFFER: usize = 256 * 1024;
+/// Room kept beyond the index when a full disk makes the log give some back: a filesystem
+/// allocates whole blocks.
+const SPARE: u64 = 8192;
 
 /// Appends lines to a run's log and index. A write that fails (a full disk) stops the storing,
 /// not the numbering: lines keep their numbers, so that what the parser says about line N stays
@@ -56,27 +59,77 @@ impl LogWriter {
         })
     }
 
-    /// Appends one line (without its `\n`) and returns its 1-based number.
-    pub fn write_line(&mut self, stream: Stream, bytes: &[u8]) -> u64 {
-        self.count += 1;
+    /// Appends a block of whole lines of one stream, each ended by `\n`, whose ends (the offsets
+    /// of their `\n` in `block`) are `ends`; returns the 1-based number of the first.
+    pub fn write_lines(&mut self, stream: Stream, block: &[u8], ends: &[usize]) -> u64 {
+        let first = self.count + 1;
+        self.count += ends.len() as u64;
         if self.failure.is_none() {
-            match self.append(stream, bytes) {
+            match self.append(stream, block, ends) {
                 Ok(()) => self.stored = self.count,
-                Err(e) => self.failure = Some(StoreError::io(&self.dir.join(LOG_FILE), e)),
+                Err(e) => {
+                    self.failure = Some(StoreError::io(&self.dir.join(LOG_FILE), e));
+                    self.give_back();
+                }
             }
         }
-        self.count
+        first
     }
 
-    fn append(&mut self, stream: Stream, bytes: &[u8]) -> std::io::Result<()> {
+    /// After a failed write (a full disk): makes room for the index of what was stored, and
+    /// writes it. The log is cut back at the start of a line, far enough to hold the index entries
+    /// still buffered; bytes still in the log's buffer are dropped rather than written later at a
+    /// stale position. A reader trusts the index only as far as the log reaches, so the lines cut
+    /// off are simply not shown: losing a few lines beats an index that cannot be written, which
+    /// would show none.
+    fn give_back(&mut self) {
+        let file = self.log.get_ref();
+        let Ok(on_disk) = file.metadata().map(|m| m.len()) else { return };
+        let buffered: u64 = [&self.lines, &self.stdout, &self.stderr].iter().map(|w| w.buffer().len() as u64).sum();
+        let limit = on_disk.min(self.offset).saturating_sub(buffered + SPARE);
+        let starts = self.lines.buffer().chunks_exact(8).map(|entry| {
+            let mut raw = [0u8; 8];
+            raw.copy_from_slice(entry);
+            u64::from_le_bytes(raw) & !STDERR_BIT
+        });
+        let (mut first, mut cut) = (None, None);
+        for start in starts {
+            first.get_or_insert(start);
+            if start <= limit {
+                cut = Some(start);
+            }
+        }
+        let cut = cut.or(first).unwrap_or(on_disk.min(self.offset)).min(on_disk);
+        let _ = file.set_len(cut);
+        if let Ok(mut file) = file.try_clone() {
+            let _ = file.seek(SeekFrom::Start(cut));
+            let failed = std::mem::replace(&mut self.log, BufWriter::new(file));
+            drop(failed.into_parts());
+        }
+        let _ = self.lines.flush();
+        let _ = self.stdout.flush();
+        let _ = self.stderr.flush();
+    }
+
+    /// Appends one line (without its `\n`) and returns its number.
+    #[cfg(test)]
+    pub fn write_line(&mut self, stream: Stream, bytes: &[u8]) -> u64 {
+        let block = [bytes, b"\n"].concat();
+        self.write_lines(stream, &block, &[bytes.len()])
+    }
+
+    fn append(&mut self, stream: Stream, block: &[u8], ends: &[usize]) -> std::io::Result<()> {
         // The log before the index: an entry never leads the bytes it points at.
-        self.log.write_all(bytes)?;
-        self.log.write_all(b"\n")?;
+        self.log.write_all(block)?;
         let tag = if stream == Stream::Stderr { STDERR_BIT } else { 0 };
-        self.lines.write_all(&(self.offset | tag).to_le_bytes())?;
         let per_stream = if stream == Stream::Stderr { &mut self.stderr } else { &mut self.stdout };
-        per_stream.write_all(&self.stored.to_le_bytes())?;
-        self.offset += bytes.len() as u64 + 1;
+        let mut start = self.offset;
+        for (i, &end) in ends.iter().enumerate() {
+            self.lines.write_all(&(start | tag).to_le_bytes())?;
+            per_stream.write_all(&(self.stored + i as u64).to_le_bytes())?;
+            start = self.offset + end as u64 + 1;
+        }
+        self.offset += block.len() as u64;
         Ok(())
     }
 
@@ -98,6 +151,7 @@ impl LogWriter {
         let flushed = self.log.flush().and_then(|()| self.lines.flush()).and_then(|()| self.stdout.flush());
         if let Err(e) = flushed.and_then(|()| self.stderr.flush()) {
             self.failure = Some(StoreError::io(&self.dir.join(LOG_FILE), e));
+            self.give_back();
         }
     }
 

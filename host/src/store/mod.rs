@@ -9,7 +9,7 @@
 //! Beside the runs, `commands/` indexes finished runs by command ([`index`]), which is how a run
 //! finds the one before it; retention keeps it in step with the runs it removes.
 
-mod files;
+pub(crate) mod files;
 mod ids;
 mod index;
 pub mod log;
@@ -218,13 +218,16 @@ impl Store {
     /// project's own policy); returns the ids removed. Runs some process is writing are never
     /// touched.
     /// Whether a retention pass is due: none started in the last minute (in any process), or
-    /// the store holds more than `max_runs` runs. A pass reads every run's meta, which a warm
-    /// server would otherwise do again for each exec; a stat and a directory listing are cheap.
-    /// Age and size limits may so be passed by a minute's runs; a full disk makes room at once.
+    /// the store holds more than `max_runs` runs by more than a sixteenth of them. A pass reads
+    /// every run's meta, which a warm server would otherwise do again for each exec; a stat and a
+    /// directory listing are cheap. Age and size limits may so be passed by a minute's runs, and
+    /// a full store (200 runs, by default) by 12 runs, not by one: a store kept at its limit
+    /// would otherwise read every meta at every exec. A full disk makes room at once.
     pub fn prune_due(&self, max_runs: usize) -> bool {
         let started = self.prune_mark().metadata().and_then(|m| m.modified());
         let recent = started.is_ok_and(|t| t.elapsed().is_ok_and(|age| age < PRUNE_EVERY));
-        !recent || std::fs::read_dir(&self.runs).map_or(true, |dir| dir.count() > max_runs)
+        let too_many = max_runs.saturating_add(max_runs / 16);
+        !recent || std::fs::read_dir(&self.runs).map_or(true, |dir| dir.count() > too_many)
     }
 
     /// Notes that a retention pass starts now, so that passes elsewhere wait their minute.
@@ -337,6 +340,9 @@ mod tests {
         let runs: Vec<ActiveRun> = (0..3).map(|_| store.create_run().unwrap()).collect();
         assert!(!store.prune_due(3), "three runs are not more than three");
         assert!(store.prune_due(2), "three runs are more than two");
+        let runs: Vec<ActiveRun> = runs.into_iter().chain((0..14).map(|_| store.create_run().unwrap())).collect();
+        assert!(!store.prune_due(16), "17 runs are not more than 16 by more than one");
+        assert!(store.prune_due(15), "17 runs are more than 15 by more than one");
         let a_while_ago = std::time::SystemTime::now() - PRUNE_EVERY - Duration::from_secs(1);
         File::options().write(true).open(store.prune_mark()).unwrap().set_modified(a_while_ago).unwrap();
         assert!(store.prune_due(10), "the last pass started over a minute ago");

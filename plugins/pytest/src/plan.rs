@@ -427,11 +427,28 @@ mod tests {
         )
     }
 
-    fn temp_project(name: &str) -> PathBuf {
+    /// A project directory of the test's own, removed when the test ends (passed or not), so that
+    /// the tests leave nothing in the temp dir.
+    struct TempProject(PathBuf);
+
+    impl std::ops::Deref for TempProject {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempProject {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn temp_project(name: &str) -> TempProject {
         let dir = std::env::temp_dir().join(format!("bv-pytest-plan-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
-        dir
+        TempProject(dir)
     }
 
     fn make_venv(root: &Path, with_pytest: bool) {
@@ -562,7 +579,7 @@ mod tests {
 
     #[test]
     fn basetemp_never_empties_a_folder_of_the_project() {
-        let project = std::env::temp_dir().join(format!("bv-pytest-basetemp-{}", std::process::id()));
+        let project = temp_project("basetemp");
         std::fs::create_dir_all(project.join("src")).expect("project dir");
         let root = project.display().to_string();
         let request = |args: &[&str]| {
@@ -573,7 +590,6 @@ mod tests {
         assert!(refused.contains("names an existing directory, which pytest would empty"), "{refused}");
         assert!(plan(&request(&["--basetemp=new-tmp"]), &HostEnv::default()).is_ok());
         assert!(plan(&request(&["--basetemp=/bv-runs/r1/basetemp"]), &HostEnv::default()).is_ok());
-        std::fs::remove_dir_all(&project).expect("clean up");
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl Parser for PytestParser {
             // Stdout, and any stream a later API adds (such a tag reads as stdout on the wire).
             _ => &mut self.lanes[0],
         };
-        lane.feed(&line.text(), line.number, &mut self.found);
+        lane.feed(&line.text(), line.number, &self.cwd, &mut self.found);
     }
 
     fn progress(&self) -> Progress {
@@ -224,7 +224,7 @@ struct Lane {
 }
 
 impl Lane {
-    fn feed(&mut self, t: &str, n: u64, found: &mut Found) {
+    fn feed(&mut self, t: &str, n: u64, cwd: &str, found: &mut Found) {
         let captured = self.section.as_ref().is_some_and(|s| s.captured);
         if t.starts_with('=')
             && let Some(title) = sep_title(t, '=')
@@ -259,7 +259,7 @@ impl Lane {
             return;
         }
         match self.region {
-            Region::Top => self.top_line(t, n, found),
+            Region::Top => self.top_line(t, n, cwd, found),
             Region::Failures | Region::Errors | Region::Other => self.section_line(t, n, found),
             Region::Warnings => self.warnings.feed(t, n, &mut found.warnings),
             Region::Short => short_line(t, n, found),
@@ -313,7 +313,7 @@ impl Lane {
         section.tb.feed(t);
     }
 
-    fn top_line(&mut self, t: &str, n: u64, found: &mut Found) {
+    fn top_line(&mut self, t: &str, n: u64, cwd: &str, found: &mut Found) {
         if let Some(section) = self.section.as_mut() {
             section.end = n;
             section.tb.feed(t);
@@ -338,10 +338,14 @@ impl Lane {
                 found.errors.push(Diagnostic::error(clip(message)).with_log_range(n, n));
             }
         } else if let Some(interpreter) = t.strip_suffix(": No module named pytest") {
+            // Python names the interpreter it ran, the one that needs pytest: shown as typed from
+            // the project, so the fix can be pasted there.
+            let shown = relative_to(interpreter, cwd);
             let mut d =
                 Diagnostic::error("No module named pytest").with_code("ModuleNotFoundError").with_log_range(n, n);
-            d.notes
-                .push(clip(&format!("pytest is not installed for {interpreter}: {interpreter} -m pip install pytest")));
+            d.notes.push(clip(&format!(
+                "pytest is not installed for {shown}; install it with `{shown} -m pip install pytest` and run again"
+            )));
             found.errors.push(d);
         } else if let Some(at) = USAGE_ERROR.find(t.as_bytes())
             && t[..at].contains("pytest")
@@ -1306,7 +1310,14 @@ FAILED tests/test_units.py::TestMeters::test_cm[1.5] - assert 150 == 151
         let r = parse_log(parser(), b"/usr/bin/python3: No module named pytest\n", 1);
         let e = errors(&r);
         assert_eq!((e[0].message.as_str(), e[0].notes.len()), ("No module named pytest", 1));
-        assert!(e[0].notes[0].contains("/usr/bin/python3 -m pip install pytest"));
+        assert!(e[0].notes[0].contains("`/usr/bin/python3 -m pip install pytest`"), "{:?}", e[0].notes);
+        let r = parse_log(parser(), b"/home/dev/shop/.venv/bin/python: No module named pytest\n", 1);
+        assert_eq!(
+            errors(&r)[0].notes,
+            ["pytest is not installed for .venv/bin/python; install it with `.venv/bin/python -m pip install pytest` \
+              and run again"],
+            "the project's own venv, as typed from the project"
+        );
         let usage = "ERROR: usage: python -m pytest [options] [file_or_dir] [file_or_dir] [...]\n\
                      python -m pytest: error: unrecognized arguments: --bogus\n  inifile: None\n  rootdir: /home/dev/shop\n";
         let r = parse_log(parser(), usage.as_bytes(), 4);

@@ -1,0 +1,162 @@
+//! What `checker` prints, line by line: a problem (`FILE:LINE[:COL]: error|warning: MESSAGE`), the
+//! indented notes under it, and a closing count (`checker: 2 errors, 1 warning`).
+
+use buildvise_plugin_api::{
+    Diagnostic, DiagnosticSet, Line, LogRange, ParseResult, Parser, Progress, RunEnd, Severity, clip, relative_to,
+    split_location,
+};
+
+/// The longest message or note kept: a 10 MB line must not become a 10 MB answer.
+const MAX_TEXT: usize = 400;
+/// The first notes say what matters; later ones mostly repeat.
+const MAX_NOTES: usize = 4;
+
+pub(crate) struct CheckerParser {
+    cwd: String,
+    found: DiagnosticSet,
+    /// The last problem line was new, so the notes below it are its own. A repeated problem's
+    /// notes were kept the first time it was printed.
+    open: bool,
+    errors: u64,
+    warnings: u64,
+    /// The errors the closing count reported, once it was printed.
+    reported_errors: Option<u64>,
+}
+
+impl CheckerParser {
+    pub(crate) fn new(cwd: &str) -> Self {
+        CheckerParser {
+            cwd: cwd.to_string(),
+            found: DiagnosticSet::new(),
+            open: false,
+            errors: 0,
+            warnings: 0,
+            reported_errors: None,
+        }
+    }
+
+    fn note(&mut self, note: &str, number: u64) {
+        let Some(d) = self.found.last_mut().filter(|_| self.open) else { return };
+        if d.notes.len() < MAX_NOTES {
+            d.notes.push(clip(note.trim(), MAX_TEXT).into_owned());
+        }
+        let start = d.log_range.map_or(number, |r| r.start);
+        d.log_range = Some(LogRange::new(start, number));
+    }
+
+    /// `checker: 2 errors, 1 warning`, or `checker: no problems`.
+    fn count(&mut self, counts: &str) {
+        let errors = counts.split(", ").find_map(|part| {
+            let (n, word) = part.split_once(' ')?;
+            word.starts_with("error").then(|| n.parse().ok())?
+        });
+        self.reported_errors = Some(errors.unwrap_or(0));
+    }
+
+    fn problem(&mut self, text: &str, number: u64) -> bool {
+        let Some((location, rest)) = text.split_once(": ") else { return false };
+        let (severity, message) = match rest.split_once(": ") {
+            Some(("error", m)) => (Severity::Error, m),
+            Some(("warning", m)) => (Severity::Warning, m),
+            _ => return false,
+        };
+        let Some((file, line, column)) = split_location(location) else { return false };
+        let d = Diagnostic::new(severity, clip(message.trim(), MAX_TEXT))
+            .with_location(relative_to(file, &self.cwd), Some(line), column)
+            .with_log_range(number, number);
+        self.open = self.found.push(d);
+        if self.open {
+            match severity {
+                Severity::Error => self.errors += 1,
+                _ => self.warnings += 1,
+            }
+        }
+        true
+    }
+}
+
+impl Parser for CheckerParser {
+    fn feed(&mut self, line: Line<'_>) {
+        let text = line.text();
+        if let Some(note) = text.strip_prefix("  ") {
+            self.note(note, line.number);
+            return;
+        }
+        if let Some(counts) = text.strip_prefix("checker: ") {
+            self.count(counts);
+        } else if self.problem(&text, line.number) {
+            return;
+        }
+        self.open = false;
+    }
+
+    fn finish(&mut self, _end: &RunEnd) -> ParseResult {
+        // checker exits 0 whatever it found (only bad usage fails it): its count says whether the
+        // run failed. Without a count, the exit code decides.
+        let failed = self.reported_errors.is_some_and(|n| n > 0);
+        ParseResult::new(std::mem::take(&mut self.found).into_vec()).with_success(failed.then_some(false))
+    }
+
+    fn progress(&self) -> Progress {
+        Progress::new(self.errors, self.warnings, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::CheckerPlugin;
+    use buildvise_plugin_api::testing::parse_log;
+    use buildvise_plugin_api::{ParseContext, ParseResult, Plugin, Severity};
+
+    /// `log` as buildvise would parse it after a run in `/p` that exited with `exit_code`.
+    fn parse(log: &str, exit_code: i32) -> ParseResult {
+        let parser = CheckerPlugin.parser(&ParseContext::new("checker.check", "/p"));
+        parse_log(parser, log.as_bytes(), exit_code)
+    }
+
+    #[test]
+    fn an_error_line_is_an_error_at_its_file_and_line() {
+        let result = parse("/p/src/a.txt:3: error: line too long\n", 1);
+        let [d] = &result.diagnostics[..] else { panic!("{result:?}") };
+        assert_eq!((d.severity, d.message.as_str()), (Severity::Error, "line too long"));
+        assert_eq!((d.file.as_deref(), d.line, d.column), (Some("src/a.txt"), Some(3), None));
+        assert_eq!(d.log_range.map(|r| (r.start, r.end)), Some((1, 1)));
+    }
+
+    #[test]
+    fn a_warning_line_is_a_warning_with_its_column() {
+        let result = parse("starting\nsrc/b.txt:1:5: warning: trailing space\n", 0);
+        let [d] = &result.diagnostics[..] else { panic!("{result:?}") };
+        assert_eq!((d.severity, d.message.as_str()), (Severity::Warning, "trailing space"));
+        assert_eq!((d.file.as_deref(), d.line, d.column), (Some("src/b.txt"), Some(1), Some(5)));
+        assert_eq!(d.log_range.map(|r| r.start), Some(2));
+    }
+
+    #[test]
+    fn indented_lines_are_notes_of_the_problem_above_and_of_no_repeat() {
+        let log = "src/a.txt:3: error: line too long\n  help: wrap it at 80 columns\n\
+                   src/b.txt:1: warning: trailing space\n\
+                   src/a.txt:3: error: line too long\n  help: wrap it at 80 columns\n";
+        let result = parse(log, 1);
+        let notes: Vec<_> = result.diagnostics.iter().map(|d| (d.message.as_str(), d.notes.clone())).collect();
+        assert_eq!(
+            notes,
+            [("line too long", vec!["help: wrap it at 80 columns".to_string()]), ("trailing space", vec![])]
+        );
+        assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 2)));
+    }
+
+    #[test]
+    fn the_closing_count_fails_a_run_that_exited_0_with_errors() {
+        let failed = parse("src/a.txt:3: error: line too long\nchecker: 1 error, 0 warnings\n", 0);
+        assert_eq!(failed.success, Some(false));
+        assert_eq!(parse("checker: no problems\n", 0).success, None, "the exit code decides");
+        assert_eq!(parse("checker: 0 errors, 2 warnings\n", 0).success, None);
+    }
+
+    #[test]
+    fn other_lines_are_not_problems() {
+        let log = "checking 3 files\nnote: a.txt: error: no line number\nsrc/a.txt:x: error: bad line\n";
+        assert!(parse(log, 0).diagnostics.is_empty());
+    }
+}

@@ -1,0 +1,155 @@
+//! What each plugin library said it offers, kept in the private store, so that a one-shot command
+//! loads only the library its call uses.
+//!
+//! Loading a library costs a millisecond or more (relocations, initialisers), and a command that
+//! runs one tool would otherwise pay it for every plugin installed. A library's manifest is reused
+//! only while the library is the same file, unchanged (device, inode, size, modification and
+//! change times), and only by the same buildvise executable, since another version may read a
+//! manifest differently. Anything else, an unreadable or damaged cache included, means loading
+//! the library as if there were no cache.
+//!
+//! A manifest is the library's, except for the tools it marks unavailable for what it found
+//! around it (a program not on PATH): the registry keeps no manifest that marks one, so that a
+//! program installed since is seen at once.
+//!
+//! The cache decides nothing about trust: it lives in the operator's store, names only libraries
+//! found in the operator's plugin directories, and the code that runs is loaded from that same
+//! path when a call needs it.
+
+use crate::store::files;
+use buildvise_plugin_api::Manifest;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// The cache's file name in the store's root.
+pub const FILE: &str = "plugin-manifests.json";
+
+/// Which file a path held when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+}
+
+impl Stamp {
+    pub fn of(path: &Path) -> Option<Stamp> {
+        let m = std::fs::metadata(path).ok()?;
+        let ns = |secs: i64, nsecs: i64| secs.saturating_mul(1_000_000_000).saturating_add(nsecs);
+        Some(Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
+            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+        })
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    /// The executable that wrote it.
+    host: Stamp,
+    plugins: Vec<Entry>,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct Entry {
+    path: PathBuf,
+    stamp: Stamp,
+    manifest: Manifest,
+}
+
+/// The manifests read from the store, and those this process learned.
+pub struct ManifestCache {
+    file: Option<PathBuf>,
+    host: Option<Stamp>,
+    known: HashMap<PathBuf, (Stamp, Manifest)>,
+    /// What this process found, in order: written back when it differs from what was read.
+    seen: Vec<Entry>,
+    changed: bool,
+}
+
+impl ManifestCache {
+    /// The cache kept in `file`; with None, a cache that remembers nothing.
+    pub fn open(file: Option<PathBuf>) -> Self {
+        let host = std::env::current_exe().ok().and_then(|exe| Stamp::of(&exe));
+        let saved = file.as_deref().and_then(|f| files::read_json::<Saved>(f).ok()).filter(|s| Some(s.host) == host);
+        let known =
+            saved.map(|s| s.plugins.into_iter().map(|e| (e.path, (e.stamp, e.manifest))).collect()).unwrap_or_default();
+        ManifestCache { file, host, known, seen: Vec::new(), changed: false }
+    }
+
+    /// The manifest of the library at `path`, if it was read from this very file before.
+    pub fn get(&mut self, path: &Path, stamp: Stamp) -> Option<Manifest> {
+        let (known, manifest) = self.known.get(path)?;
+        if *known != stamp {
+            return None;
+        }
+        self.seen.push(Entry { path: path.to_path_buf(), stamp, manifest: manifest.clone() });
+        Some(manifest.clone())
+    }
+
+    /// Records the manifest just read from the library at `path`.
+    pub fn remember(&mut self, path: &Path, stamp: Stamp, manifest: &Manifest) {
+        self.changed = true;
+        self.seen.push(Entry { path: path.to_path_buf(), stamp, manifest: manifest.clone() });
+    }
+
+    /// Writes what this process found, when it is not what was read: a library added, changed or
+    /// gone. A cache that cannot be written only costs the next command its loading time.
+    pub fn save(self) {
+        let (Some(file), Some(host)) = (self.file, self.host) else { return };
+        if !self.changed && self.seen.len() == self.known.len() {
+            return;
+        }
+        if let Err(e) = files::write_json(&file, &Saved { host, plugins: self.seen }) {
+            tracing::debug!("cannot keep plugin manifests: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(name: &str) -> Manifest {
+        Manifest::new(name, "1.0.0", vec![])
+    }
+
+    #[test]
+    fn a_manifest_is_reused_only_for_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lib, file) = (dir.path().join("lib.so"), dir.path().join(FILE));
+        std::fs::write(&lib, b"one").unwrap();
+        let stamp = Stamp::of(&lib).unwrap();
+
+        let mut cache = ManifestCache::open(Some(file.clone()));
+        assert_eq!(cache.get(&lib, stamp), None);
+        cache.remember(&lib, stamp, &manifest("x"));
+        cache.save();
+
+        let mut cache = ManifestCache::open(Some(file.clone()));
+        assert_eq!(cache.get(&lib, stamp), Some(manifest("x")));
+
+        // Rewritten in place: same inode, another size and times.
+        std::fs::write(&lib, b"other").unwrap();
+        let mut cache = ManifestCache::open(Some(file.clone()));
+        assert_eq!(cache.get(&lib, Stamp::of(&lib).unwrap()), None);
+
+        // Written by another executable: ignored whole.
+        let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let mut other = saved.clone();
+        other["host"]["ino"] = serde_json::json!(saved["host"]["ino"].as_u64().unwrap() + 1);
+        std::fs::write(&file, serde_json::to_vec(&other).unwrap()).unwrap();
+        let mut cache = ManifestCache::open(Some(file.clone()));
+        assert_eq!(cache.get(&lib, stamp), None);
+
+        std::fs::write(&file, b"{ damaged").unwrap();
+        assert_eq!(ManifestCache::open(Some(file)).get(&lib, stamp), None);
+    }
+}
