@@ -7,6 +7,7 @@
 use crate::plugin::Parser;
 use crate::strip_ansi;
 use crate::types::{Line, ParseResult, RunEnd, Stream};
+use std::path::{Path, PathBuf};
 
 /// Feeds `text` line by line as the host would (ANSI and `\r` stripped, numbered from `first`),
 /// and returns the number of the next line.
@@ -99,5 +100,37 @@ pub fn flood_main(tool: &str, parser: impl Fn() -> Box<dyn Parser>, end: &RunEnd
     for flood in floods.iter().filter(|f| only.as_deref().is_none_or(|name| name == f.name)) {
         let ns = flood_ns_per_line(parser(), &flood.preamble, &flood.body, lines, end);
         println!("{tool} {:>10}: {ns:6.1} ns/line", flood.name);
+    }
+}
+
+/// A fresh directory of a test's own under the system's temp dir, removed when dropped, whether
+/// the test passed or not: for plans that read project files (`package.json`, a venv). It reads
+/// as the [`Path`] it is.
+pub struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    /// A new empty directory whose name starts with `prefix`, unique in this process and across
+    /// processes.
+    pub fn new(prefix: &str) -> Self {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("{prefix}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        ScratchDir(dir)
+    }
+}
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

@@ -509,34 +509,12 @@ fn configures_reporters(cwd: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use buildvise_plugin_api::testing::ScratchDir;
 
-    /// A throwaway project folder, removed when dropped.
-    struct Project(std::path::PathBuf);
-
-    impl std::ops::Deref for Project {
-        type Target = Path;
-        fn deref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Project {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn project(package_json: &str) -> Project {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "buildvise-npm-plan-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+    fn project(package_json: &str) -> ScratchDir {
+        let dir = ScratchDir::new("buildvise-npm-plan");
         std::fs::write(dir.join("package.json"), package_json).expect("write package.json");
-        Project(dir)
+        dir
     }
 
     fn request(tool: &str, args: &[&str], cwd: &Path) -> PlanRequest {

@@ -417,6 +417,7 @@ fn shown_path(python: &Path, cwd: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use buildvise_plugin_api::testing::ScratchDir;
 
     fn request(cwd: &Path, args: &[&str]) -> PlanRequest {
         PlanRequest::new(
@@ -427,28 +428,8 @@ mod tests {
         )
     }
 
-    /// A project directory of the test's own, removed when the test ends (passed or not), so that
-    /// the tests leave nothing in the temp dir.
-    struct TempProject(PathBuf);
-
-    impl std::ops::Deref for TempProject {
-        type Target = Path;
-        fn deref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TempProject {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn temp_project(name: &str) -> TempProject {
-        let dir = std::env::temp_dir().join(format!("bv-pytest-plan-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempProject(dir)
+    fn temp_project(name: &str) -> ScratchDir {
+        ScratchDir::new(&format!("bv-pytest-plan-{name}"))
     }
 
     fn make_venv(root: &Path, with_pytest: bool) {
