@@ -91,6 +91,19 @@ pub struct Flood<'a> {
     pub body: Vec<&'a str>,
 }
 
+impl<'a> Flood<'a> {
+    /// The floods every plugin measures, each after `preamble`: lines that look like `nothing` to
+    /// the parser, lines that look `almost` like something, and `both` mixed.
+    pub fn usual(preamble: &[&'a str], nothing: &[&'a str], almost: &[&'a str]) -> Vec<Flood<'a>> {
+        let flood = |name, body: Vec<&'a str>| Flood { name, preamble: preamble.to_vec(), body };
+        vec![
+            flood("nothing", nothing.to_vec()),
+            flood("almost", almost.to_vec()),
+            flood("both", [nothing, almost].concat()),
+        ]
+    }
+}
+
 /// The `main` of a plugin's flood example (`cargo run --release --example X_flood [LINES
 /// [FLOOD]]`): measures each of `floods` (or the one named) with [`flood_ns_per_line`], a fresh
 /// parser from `parser` each, and prints `TOOL NAME: N ns/line`.

@@ -130,46 +130,9 @@ impl Registry {
         let mut cache = ManifestCache::open(cache);
         let mut seen_names = HashSet::new();
         for (i, dir) in dirs.into_iter().enumerate() {
-            let named = i < explicit.len();
-            let entries = match std::fs::read_dir(&dir) {
-                Ok(entries) => entries,
-                Err(e) => {
-                    if named {
-                        registry.dir_problems.push(format!(
-                            "plugin dir {} cannot be read ({e}); fix --plugin-dir, BUILDVISE_PLUGIN_PATH or plugin_dirs in the config",
-                            dir.display()
-                        ));
-                    }
-                    registry.searched.push(dir);
-                    continue;
-                }
-            };
-            let (mut files, mut others) = (Vec::new(), Vec::new());
-            for path in entries.flatten().map(|e| e.path()) {
-                if is_plugin_file(&path) {
-                    files.push(path);
-                } else if named && is_library(&path) {
-                    others.push(path);
-                }
-            }
-            files.sort();
-            others.sort();
-            for path in &others {
-                registry.dir_problems.push(format!(
-                    "{} is not loaded: a plugin library's name starts with {}buildvise_plugin_; rename it if it is one",
-                    path.display(),
-                    std::env::consts::DLL_PREFIX
-                ));
-            }
-            if named && files.is_empty() && others.is_empty() {
-                registry.dir_problems.push(format!(
-                    "plugin dir {} holds no {}buildvise_plugin_*{} library",
-                    dir.display(),
-                    std::env::consts::DLL_PREFIX,
-                    std::env::consts::DLL_SUFFIX
-                ));
-            }
-            for path in files {
+            // Only the dirs the operator named are checked for mistakes.
+            let named = (i < explicit.len()).then_some(&mut registry.dir_problems);
+            for path in plugin_files(&dir, named) {
                 let name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
                 if seen_names.insert(name) {
                     registry.find(&path, &mut cache, loading);
@@ -252,6 +215,52 @@ impl Registry {
     pub fn formats(&self) -> impl Iterator<Item = &Format> {
         self.formats.values()
     }
+}
+
+/// The plugin libraries in `dir`, sorted. With `problems`, the dir is one the operator named,
+/// and what is wrong with it goes there: it cannot be read, holds a library not named as a plugin,
+/// or holds no plugin at all.
+fn plugin_files(dir: &Path, mut problems: Option<&mut Vec<String>>) -> Vec<PathBuf> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            if let Some(problems) = problems {
+                problems.push(format!(
+                    "plugin dir {} cannot be read ({e}); fix --plugin-dir, BUILDVISE_PLUGIN_PATH or plugin_dirs in the config",
+                    dir.display()
+                ));
+            }
+            return Vec::new();
+        }
+    };
+    let (mut files, mut others) = (Vec::new(), Vec::new());
+    for path in entries.flatten().map(|e| e.path()) {
+        if is_plugin_file(&path) {
+            files.push(path);
+        } else if problems.is_some() && is_library(&path) {
+            others.push(path);
+        }
+    }
+    files.sort();
+    others.sort();
+    if let Some(problems) = problems.as_mut() {
+        for path in &others {
+            problems.push(format!(
+                "{} is not loaded: a plugin library's name starts with {}buildvise_plugin_; rename it if it is one",
+                path.display(),
+                std::env::consts::DLL_PREFIX
+            ));
+        }
+        if files.is_empty() && others.is_empty() {
+            problems.push(format!(
+                "plugin dir {} holds no {}buildvise_plugin_*{} library",
+                dir.display(),
+                std::env::consts::DLL_PREFIX,
+                std::env::consts::DLL_SUFFIX
+            ));
+        }
+    }
+    files
 }
 
 fn is_plugin_file(path: &Path) -> bool {

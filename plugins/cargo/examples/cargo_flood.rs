@@ -47,11 +47,7 @@ const ALMOST: &[&str] = &[
 ];
 
 fn main() {
-    let floods = [
-        Flood { name: "nothing", preamble: PREAMBLE.to_vec(), body: NOTHING.to_vec() },
-        Flood { name: "almost", preamble: PREAMBLE.to_vec(), body: ALMOST.to_vec() },
-        Flood { name: "both", preamble: PREAMBLE.to_vec(), body: [NOTHING, ALMOST].concat() },
-    ];
+    let floods = Flood::usual(PREAMBLE, NOTHING, ALMOST);
     let parser = || CargoPlugin.parser(&ParseContext::new("cargo.test", "/srv/queue-sim"));
     flood_main("cargo.test", parser, &RunEnd::exited(101), &floods);
 }

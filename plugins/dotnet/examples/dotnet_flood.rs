@@ -41,11 +41,7 @@ const ALMOST: &[&str] = &[
 ];
 
 fn main() {
-    let floods = [
-        Flood { name: "nothing", preamble: PREAMBLE.to_vec(), body: NOTHING.to_vec() },
-        Flood { name: "almost", preamble: PREAMBLE.to_vec(), body: ALMOST.to_vec() },
-        Flood { name: "both", preamble: PREAMBLE.to_vec(), body: [NOTHING, ALMOST].concat() },
-    ];
+    let floods = Flood::usual(PREAMBLE, NOTHING, ALMOST);
     let parser = || DotnetPlugin.parser(&ParseContext::new("dotnet.build", "/srv/shop"));
     flood_main("dotnet.build", parser, &RunEnd::exited(1), &floods);
 }

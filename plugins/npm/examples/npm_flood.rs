@@ -43,11 +43,7 @@ const ALMOST: &[&str] = &[
 ];
 
 fn main() {
-    let floods = [
-        Flood { name: "nothing", preamble: PREAMBLE.to_vec(), body: NOTHING.to_vec() },
-        Flood { name: "almost", preamble: PREAMBLE.to_vec(), body: ALMOST.to_vec() },
-        Flood { name: "both", preamble: PREAMBLE.to_vec(), body: [NOTHING, ALMOST].concat() },
-    ];
+    let floods = Flood::usual(PREAMBLE, NOTHING, ALMOST);
     let parser = || ThePlugin.parser(&ParseContext::new("npm.test", "/srv/web-app"));
     flood_main("npm.test", parser, &RunEnd::exited(1), &floods);
 }

@@ -52,12 +52,12 @@ const ALMOST: &[&str] = &[
 ];
 
 fn main() {
-    let floods = [
-        Flood { name: "nothing", preamble: PREAMBLE.to_vec(), body: NOTHING.to_vec() },
-        Flood { name: "almost", preamble: PREAMBLE.to_vec(), body: ALMOST.to_vec() },
-        Flood { name: "both", preamble: PREAMBLE.to_vec(), body: [NOTHING, ALMOST].concat() },
-        Flood { name: "in failure", preamble: [PREAMBLE, IN_FAILURE].concat(), body: [NOTHING, ALMOST].concat() },
-    ];
+    let mut floods = Flood::usual(PREAMBLE, NOTHING, ALMOST);
+    floods.push(Flood {
+        name: "in failure",
+        preamble: [PREAMBLE, IN_FAILURE].concat(),
+        body: [NOTHING, ALMOST].concat(),
+    });
     let parser = || ThePlugin.parser(&ParseContext::new("pytest.run", "/srv/shop"));
     flood_main("pytest.run", parser, &RunEnd::exited(1), &floods);
 }
