@@ -286,16 +286,26 @@ struct ParserSlot {
 }
 
 impl ParserSlot {
-    fn feed(&mut self, stream: u32, number: u64, bytes: &[u8]) -> u32 {
+    /// Feeds `lines` (stream, number, bytes) in order, inside one `catch_unwind`: one per line
+    /// cost a tenth of what the host spends per line. A panic stops the feeding and is reported
+    /// with the number of the line being fed.
+    fn feed<'a>(&mut self, lines: impl IntoIterator<Item = (u32, u64, &'a [u8])>) -> u32 {
         if self.failure.is_some() || self.finished {
             return STATUS_ERROR;
         }
-        let stream = if stream == STREAM_STDERR { Stream::Stderr } else { Stream::Stdout };
         let parser = &mut self.parser;
-        match catch_unwind(AssertUnwindSafe(|| parser.feed(Line::new(stream, number, bytes)))) {
+        let mut at = 0;
+        let fed = catch_unwind(AssertUnwindSafe(|| {
+            for (stream, number, bytes) in lines {
+                at = number;
+                let stream = if stream == STREAM_STDERR { Stream::Stderr } else { Stream::Stdout };
+                parser.feed(Line::new(stream, number, bytes));
+            }
+        }));
+        match fed {
             Ok(()) => STATUS_OK,
             Err(p) => {
-                self.failure = Some(format!("parser panicked at log line {number}: {}", panic_text(&*p)));
+                self.failure = Some(format!("parser panicked at log line {at}: {}", panic_text(&*p)));
                 STATUS_ERROR
             }
         }
@@ -360,7 +370,7 @@ unsafe extern "C" fn ffi_parser_feed(parser: *mut c_void, stream: u32, number: u
     // SAFETY: the handle came from parser_new and has not been freed.
     let Some(slot) = (unsafe { slot(parser) }) else { return STATUS_ERROR };
     // SAFETY: the host lends the line for the duration of this call.
-    slot.feed(stream, number, unsafe { line.as_bytes() })
+    slot.feed([(stream, number, unsafe { line.as_bytes() })])
 }
 
 unsafe extern "C" fn ffi_parser_feed_batch(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32 {
@@ -374,13 +384,8 @@ unsafe extern "C" fn ffi_parser_feed_batch(parser: *mut c_void, lines: *const Ra
     }
     // SAFETY: the host lends `count` lines, and the bytes they point to, for this call.
     let lines = unsafe { std::slice::from_raw_parts(lines, count) };
-    for line in lines {
-        // SAFETY: as above.
-        if slot.feed(line.stream, line.number, unsafe { line.bytes.as_bytes() }) != STATUS_OK {
-            return STATUS_ERROR;
-        }
-    }
-    STATUS_OK
+    // SAFETY: as above.
+    slot.feed(lines.iter().map(|line| (line.stream, line.number, unsafe { line.bytes.as_bytes() })))
 }
 
 unsafe extern "C" fn ffi_parser_finish(parser: *mut c_void, end: RawSlice) -> RawOutcome {

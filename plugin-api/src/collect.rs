@@ -3,7 +3,8 @@
 
 use crate::types::Diagnostic;
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
+use std::collections::hash_map::{Entry, RandomState};
+use std::hash::BuildHasher;
 
 /// Joins describe/suite titles and a test title the way results show them: `a > b > test`.
 pub fn join_test_name<S: AsRef<str>>(parts: &[S]) -> String {
@@ -16,16 +17,26 @@ pub fn join_test_name<S: AsRef<str>>(parts: &[S]) -> String {
 #[derive(Debug, Default)]
 pub struct DiagnosticSet {
     items: Vec<Diagnostic>,
-    /// Each kept diagnostic's identity, and its index in `items`.
-    seen: HashMap<Key, usize>,
+    /// A hash of each kept diagnostic's identity, and its index in `items`. Hashing the borrowed
+    /// fields, rather than keeping a copy of them as the key, spares a repeat (the common case in
+    /// a flood) its allocations. The keys are random per set, so that a log cannot be made to
+    /// collide with a diagnostic and hide it.
+    seen: HashMap<u64, usize>,
+    hasher: RandomState,
     /// The index of the diagnostic the last push added or repeated.
     last: Option<usize>,
+    /// Whether that diagnostic was just added and not lent out by `last_mut` since: then a
+    /// push of the same diagnostic again, a tool's usual way of repeating itself, is recognised
+    /// by comparing the two, without hashing.
+    last_intact: bool,
 }
 
-type Key = (crate::Severity, Option<String>, Option<u32>, Option<u32>, Option<String>, String, Option<String>);
+type Fields<'a> =
+    (crate::Severity, &'a Option<String>, Option<u32>, Option<u32>, &'a Option<String>, &'a str, &'a Option<String>);
 
-fn key(d: &Diagnostic) -> Key {
-    (d.severity, d.file.clone(), d.line, d.column, d.code.clone(), d.message.clone(), d.test.clone())
+/// What makes two diagnostics the same one.
+fn identity(d: &Diagnostic) -> Fields<'_> {
+    (d.severity, &d.file, d.line, d.column, &d.code, &d.message, &d.test)
 }
 
 impl DiagnosticSet {
@@ -33,16 +44,28 @@ impl DiagnosticSet {
         Self::default()
     }
 
+    fn hash(&self, d: &Diagnostic) -> u64 {
+        self.hasher.hash_one(identity(d))
+    }
+
     /// Adds `d` unless an identical one is already here; returns whether it was added.
     pub fn push(&mut self, d: Diagnostic) -> bool {
-        match self.seen.entry(key(&d)) {
+        let repeats_last =
+            self.last.filter(|_| self.last_intact).is_some_and(|i| identity(&self.items[i]) == identity(&d));
+        if repeats_last {
+            return false;
+        }
+        match self.seen.entry(self.hash(&d)) {
             Entry::Occupied(kept) => {
+                // Kept earlier, it may have been lent out since.
                 self.last = Some(*kept.get());
+                self.last_intact = false;
                 false
             }
             Entry::Vacant(slot) => {
                 slot.insert(self.items.len());
                 self.last = Some(self.items.len());
+                self.last_intact = true;
                 self.items.push(d);
                 true
             }
@@ -51,7 +74,7 @@ impl DiagnosticSet {
 
     /// True when an identical diagnostic is already here.
     pub fn contains(&self, d: &Diagnostic) -> bool {
-        self.seen.contains_key(&key(d))
+        self.seen.contains_key(&self.hash(d))
     }
 
     /// The diagnostic the last [`push`](Self::push) added or, when that push was dropped as a
@@ -59,6 +82,7 @@ impl DiagnosticSet {
     /// log range). None before the first push. A tool that prints a diagnostic's notes again with
     /// each repeat would add them twice: add notes only while `push` returned true.
     pub fn last_mut(&mut self) -> Option<&mut Diagnostic> {
+        self.last_intact = false;
         self.items.get_mut(self.last?)
     }
 
@@ -108,5 +132,17 @@ mod tests {
         set.last_mut().expect("a diagnostic").notes.push("help: about first".into());
         let notes: Vec<_> = set.iter().map(|d| (d.message.as_str(), d.notes.len())).collect();
         assert_eq!(notes, [("first", 1), ("second", 0)]);
+    }
+
+    #[test]
+    fn identity_is_as_pushed_even_when_last_mut_changes_it() {
+        let mut set = DiagnosticSet::new();
+        let d = Diagnostic::error("boom");
+        assert!(set.push(d.clone()));
+        assert!(!set.push(d.clone()), "a repeat straight after is dropped");
+        set.last_mut().expect("a diagnostic").message = "boom: the details".into();
+        assert!(!set.push(d), "still the same diagnostic as pushed");
+        assert!(set.push(Diagnostic::error("boom: the details")), "what it became was never pushed");
+        assert_eq!(set.len(), 2);
     }
 }

@@ -84,6 +84,13 @@ pub fn flood_ns_per_line(
     start.elapsed().as_nanos() as f64 / lines.max(1) as f64
 }
 
+/// `log` with every line's escapes and trailing `\r` stripped, and no final `\n`.
+fn strip_ansi_lines(log: &[u8]) -> Vec<u8> {
+    let body = log.strip_suffix(b"\n").unwrap_or(log);
+    let lines: Vec<_> = body.split(|&b| b == b'\n').map(strip_ansi).collect();
+    lines.join(&b'\n')
+}
+
 /// A named flood: the lines that lead up to it, and the lines it is drawn from.
 pub struct Flood<'a> {
     pub name: &'a str,
@@ -107,8 +114,31 @@ impl<'a> Flood<'a> {
 /// The `main` of a plugin's flood example (`cargo run --release --example X_flood [LINES
 /// [FLOOD]]`): measures each of `floods` (or the one named) with [`flood_ns_per_line`], a fresh
 /// parser from `parser` each, and prints `TOOL NAME: N ns/line`.
+///
+/// Given a file instead (`X_flood FILE`), it feeds the file's lines in order, once, and prints
+/// the cost per line of that: a saved log, or the bench's flood (`bench __flood TOOLCHAIN BYTES >
+/// FILE`).
 pub fn flood_main(tool: &str, parser: impl Fn() -> Box<dyn Parser>, end: &RunEnd, floods: &[Flood<'_>]) {
-    let lines = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
+    let first = std::env::args().nth(1);
+    if let Some(path) = first.as_deref().filter(|a| Path::new(a).is_file()) {
+        let log = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+        // Stripped beforehand, as the host strips them: that is not the parser's cost.
+        let log = strip_ansi_lines(&log);
+        // Split beforehand too: the host hands lines over already split.
+        let split: Vec<&[u8]> = log.split(|&b| b == b'\n').collect();
+        let mut parser = parser();
+        let start = std::time::Instant::now();
+        let mut lines = 0;
+        for bytes in split {
+            lines += 1;
+            parser.feed(Line { stream: Stream::Stdout, number: lines, bytes });
+        }
+        std::hint::black_box(parser.finish(end));
+        let ns = start.elapsed().as_nanos() as f64 / lines.max(1) as f64;
+        println!("{tool} {path}: {ns:6.1} ns/line over {lines} lines");
+        return;
+    }
+    let lines = first.and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
     let only = std::env::args().nth(2);
     for flood in floods.iter().filter(|f| only.as_deref().is_none_or(|name| name == f.name)) {
         let ns = flood_ns_per_line(parser(), &flood.preamble, &flood.body, lines, end);

@@ -95,7 +95,7 @@ impl<'a> RunSink<'a> {
 impl LineSink for RunSink<'_> {
     fn lines(&mut self, stream: Stream, block: &[u8]) {
         self.ends.clear();
-        self.ends.extend(memchr::memchr_iter(b'\n', block));
+        crate::run::line_ends(block, &mut self.ends);
         let first = self.log.write_lines(stream, block, &self.ends);
         self.parser.push_lines(stream, first, block, &self.ends);
     }

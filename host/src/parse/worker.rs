@@ -49,53 +49,74 @@ pub enum ParseFailure {
 const SPARE_BATCHES: usize = 4;
 
 /// Lines of one batch, their bytes kept end to end in `data`.
+///
+/// A line is a span of `data`; its stream and number come from the run of consecutive lines it
+/// belongs to, since a block brings many lines of one stream. Eight bytes a line, not the 32 of
+/// a line's full description, is what the reading side writes for each.
 struct Batch {
     data: Vec<u8>,
-    lines: Vec<(Stream, u64, usize, usize)>,
+    /// Each line's start in `data`, and its length.
+    spans: Vec<(u32, u32)>,
+    /// Lines of one stream numbered one after another: the stream, the first's number, and the
+    /// index of its span.
+    runs: Vec<(Stream, u64, usize)>,
 }
 
 impl Default for Batch {
     /// Sized for a full batch up front: grown by doubling, a batch held twice what it counted.
     fn default() -> Self {
-        Batch { data: Vec::with_capacity(BATCH_BYTES + 1024), lines: Vec::with_capacity(BATCH_LINES) }
+        Batch { data: Vec::with_capacity(BATCH_BYTES + 1024), spans: Vec::with_capacity(BATCH_LINES), runs: Vec::new() }
     }
 }
 
 impl Batch {
     fn push(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
-        let start = self.data.len();
+        self.continue_run(stream, number);
+        self.spans.push((self.data.len() as u32, bytes.len() as u32));
         self.data.extend_from_slice(bytes);
-        self.lines.push((stream, number, start, bytes.len()));
     }
 
     /// Takes the lines of `block` that end at `ends` (offsets of their `\n`), the first of them
     /// starting at `start` and numbered `first`, with one copy.
     fn push_block(&mut self, stream: Stream, first: u64, block: &[u8], start: usize, ends: &[usize]) {
         let Some(&last) = ends.last() else { return };
+        self.continue_run(stream, first);
         let here = self.data.len();
         self.data.extend_from_slice(&block[start..=last]);
         let mut line = start;
-        for (number, &end) in (first..).zip(ends) {
-            self.lines.push((stream, number, here + line - start, end - line));
+        self.spans.extend(ends.iter().map(|&end| {
+            let span = ((here + line - start) as u32, (end - line) as u32);
             line = end + 1;
+            span
+        }));
+    }
+
+    /// Starts a run for a line `number` of `stream`, unless it follows the last run's lines.
+    fn continue_run(&mut self, stream: Stream, number: u64) {
+        let follows = self.runs.last().is_some_and(|&(s, first, at)| {
+            s == stream && first + (self.spans.len() - at) as u64 == number
+        });
+        if !follows {
+            self.runs.push((stream, number, self.spans.len()));
         }
     }
 
     fn is_full(&self) -> bool {
-        self.lines.len() >= BATCH_LINES || self.data.len() >= BATCH_BYTES
+        self.spans.len() >= BATCH_LINES || self.data.len() >= BATCH_BYTES
     }
 
     fn size(&self) -> usize {
-        self.data.len() + self.lines.len() * 32
+        self.data.len() + self.spans.len() * 8
     }
 
     fn first_line(&self) -> u64 {
-        self.lines.first().map_or(0, |l| l.1)
+        self.runs.first().map_or(0, |r| r.1)
     }
 
     fn clear(&mut self) {
         self.data.clear();
-        self.lines.clear();
+        self.spans.clear();
+        self.runs.clear();
     }
 }
 
@@ -210,7 +231,7 @@ impl ParseWorker {
             let room = BATCH_BYTES.saturating_sub(self.pending.data.len());
             let fit = ends[done..]
                 .partition_point(|&end| end + 1 - start <= room)
-                .min(BATCH_LINES.saturating_sub(self.pending.lines.len()));
+                .min(BATCH_LINES.saturating_sub(self.pending.spans.len()));
             if fit == 0 {
                 // A line that does not fit goes alone, and no more of it than is parsed.
                 self.push(stream, first + done as u64, &block[start..ends[done]]);
@@ -231,7 +252,7 @@ impl ParseWorker {
 
     fn flush(&mut self) {
         self.pending_since = None;
-        if self.pending.lines.is_empty() {
+        if self.pending.spans.is_empty() {
             return;
         }
         let mut queue = self.shared.queue();
@@ -383,18 +404,21 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
 /// run that prints no colour a look each.
 fn parser_view(batch: &mut Batch) -> Vec<LineRef<'_>> {
     let escapes = memchr::memchr(0x1b, &batch.data).is_some();
-    for (_, _, start, len) in &mut batch.lines {
-        let line = &mut batch.data[*start..*start + *len];
+    for (start, len) in &mut batch.spans {
+        let line = &mut batch.data[*start as usize..(*start + *len) as usize];
         if escapes || line.last() == Some(&b'\r') {
-            *len = strip_in_place(line);
+            *len = strip_in_place(line) as u32;
         }
     }
-    let data = &batch.data;
-    batch
-        .lines
-        .iter()
-        .map(|&(stream, number, start, len)| LineRef::new(stream, number, &data[start..start + len]))
-        .collect()
+    let Batch { data, spans, runs } = batch;
+    let mut lines = Vec::with_capacity(spans.len());
+    for (i, &(stream, first, at)) in runs.iter().enumerate() {
+        let until = runs.get(i + 1).map_or(spans.len(), |r| r.2);
+        lines.extend((first..).zip(&spans[at..until]).map(|(number, &(start, len))| {
+            LineRef::new(stream, number, &data[start as usize..(start + len) as usize])
+        }));
+    }
+    lines
 }
 
 /// Strips `line` as [`strip_ansi`] does, into its own first bytes; returns the new length.
@@ -412,11 +436,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_are_stripped_in_place_and_keep_their_numbers() {
+    fn lines_are_stripped_in_place_and_keep_their_streams_and_numbers() {
         let mut batch = Batch::default();
         let block = b"plain\n\x1b[31merror\x1b[0m: x\r\n\n";
         batch.push_block(Stream::Stderr, 7, block, 0, &[5, 24, 25]);
         batch.push(Stream::Stdout, 10, b"crlf\r");
+        batch.push_block(Stream::Stdout, 11, b"a\nb\n", 0, &[1, 3]);
+        batch.push_block(Stream::Stdout, 20, b"x\nskipped\n", 2, &[9]);
         let lines = parser_view(&mut batch);
         let seen: Vec<(Stream, u64, &[u8])> = lines.iter().map(|l| (l.stream(), l.number(), l.bytes())).collect();
         assert_eq!(
@@ -426,6 +452,9 @@ mod tests {
                 (Stream::Stderr, 8, b"error: x"),
                 (Stream::Stderr, 9, b""),
                 (Stream::Stdout, 10, b"crlf"),
+                (Stream::Stdout, 11, b"a"),
+                (Stream::Stdout, 12, b"b"),
+                (Stream::Stdout, 20, b"skipped"),
             ]
         );
     }

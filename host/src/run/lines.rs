@@ -4,6 +4,30 @@
 /// memory stays bounded whatever a process prints (a 10 MB line is still stored whole).
 pub const MAX_LINE: usize = 16 << 20;
 
+/// Appends to `ends` the offset of every `\n` in `block`.
+///
+/// Floods are mostly short lines, where a search per line (`memchr_iter`) pays its set-up for
+/// every 20-odd bytes and was a tenth of the reading thread's time. Eight bytes at a time, with
+/// the matches' bits walked, costs from a third to a half less on such lines, and about as much
+/// on lines of 50 bytes.
+pub fn line_ends(block: &[u8], ends: &mut Vec<usize>) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    let mut words = block.chunks_exact(8);
+    for (n, word) in (&mut words).enumerate() {
+        let x = u64::from_le_bytes(word.try_into().expect("words of 8 bytes")) ^ NEWLINES;
+        // The top bit of each byte of `x` that is zero, exactly: adding 0x7f to the low seven
+        // bits sets the top bit of every byte but 0, and no carry crosses bytes.
+        let mut found = !(((x & LOW7) + LOW7) | x | LOW7);
+        while found != 0 {
+            ends.push(n * 8 + found.trailing_zeros() as usize / 8);
+            found &= found - 1;
+        }
+    }
+    let done = block.len() - words.remainder().len();
+    ends.extend(memchr::memchr_iter(b'\n', words.remainder()).map(|i| done + i));
+}
+
 /// Turns chunks of one stream into blocks of whole lines, each line ended by `\n`.
 ///
 /// A block is handed on as one slice, not a line at a time: the log stores it with one write and
@@ -74,6 +98,25 @@ pub fn each_line(block: &[u8]) -> impl Iterator<Item = &[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_ends_are_every_newline_whatever_the_alignment() {
+        // Lines of every length from 0 to 70, so newlines fall at every place in a word, in the
+        // remainder and at the edges; a byte with the high bit set must not match, nor its
+        // neighbours.
+        let mut block = Vec::new();
+        for len in 0..70 {
+            block.extend(std::iter::repeat_n(if len % 3 == 0 { 0x8a } else { b'x' }, len));
+            block.push(b'\n');
+        }
+        for cut in 0..=block.len().min(100) {
+            let part = &block[cut..];
+            let mut ends = vec![7];
+            line_ends(part, &mut ends);
+            let want: Vec<usize> = std::iter::once(7).chain(memchr::memchr_iter(b'\n', part)).collect();
+            assert_eq!(ends, want, "from byte {cut}");
+        }
+    }
 
     fn split(chunks: &[&[u8]]) -> Vec<Vec<u8>> {
         let mut s = LineSplitter::default();

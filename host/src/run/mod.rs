@@ -22,6 +22,7 @@ mod process;
 pub use guard::{Guard, SUBCOMMAND as GUARD_SUBCOMMAND, serve as serve_guard};
 #[cfg(test)]
 pub use lines::each_line;
+pub use lines::line_ends;
 
 use buildvise_plugin_api::Stream;
 use lines::LineSplitter;

@@ -21,7 +21,9 @@ const LINES_IDX: &str = "lines.idx";
 const STDOUT_IDX: &str = "stdout.idx";
 const STDERR_IDX: &str = "stderr.idx";
 const STDERR_BIT: u64 = 1 << 63;
-const WRITE_BUFFER: usize = 256 * 1024;
+/// Smaller than the blocks a flood brings (a read of up to 256 KiB), which then go straight to
+/// the file rather than through a copy in the buffer; a trickle of lines is still gathered.
+const WRITE_BUFFER: usize = 64 * 1024;
 /// Room kept beyond the index when a full disk makes the log give some back: a filesystem
 /// allocates whole blocks.
 const SPARE: u64 = 8192;
@@ -39,6 +41,8 @@ pub struct LogWriter {
     stored: u64,
     failure: Option<StoreError>,
     dir: PathBuf,
+    /// The index entries of the block being appended.
+    entries: Vec<u8>,
 }
 
 impl LogWriter {
@@ -56,6 +60,7 @@ impl LogWriter {
             stored: 0,
             failure: None,
             dir: dir.to_path_buf(),
+            entries: Vec::new(),
         })
     }
 
@@ -123,12 +128,19 @@ impl LogWriter {
         self.log.write_all(block)?;
         let tag = if stream == Stream::Stderr { STDERR_BIT } else { 0 };
         let per_stream = if stream == Stream::Stderr { &mut self.stderr } else { &mut self.stdout };
-        let mut start = self.offset;
-        for (i, &end) in ends.iter().enumerate() {
-            self.lines.write_all(&(start | tag).to_le_bytes())?;
-            per_stream.write_all(&(self.stored + i as u64).to_le_bytes())?;
-            start = self.offset + end as u64 + 1;
+        // A block's entries are put together first and written once per file: a write per
+        // entry cost more than finding the lines.
+        let entries = &mut self.entries;
+        entries.resize(ends.len() * 8, 0);
+        let starts = std::iter::once(0).chain(ends.iter().map(|&end| end as u64 + 1));
+        for (entry, start) in entries.chunks_exact_mut(8).zip(starts) {
+            entry.copy_from_slice(&((self.offset + start) | tag).to_le_bytes());
         }
+        self.lines.write_all(entries)?;
+        for (entry, line) in entries.chunks_exact_mut(8).zip(self.stored..) {
+            entry.copy_from_slice(&line.to_le_bytes());
+        }
+        per_stream.write_all(entries)?;
         self.offset += block.len() as u64;
         Ok(())
     }

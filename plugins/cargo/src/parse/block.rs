@@ -414,9 +414,7 @@ impl Block {
             locate_manifest_error(&mut diag, &causes, cwd);
         }
         if diag.file.is_none()
-            && let Some((path, _)) = diag.message.split_once(": ")
-            && path.ends_with("Cargo.toml")
-            && !path.contains(' ')
+            && let Some(path) = manifest_named_first(&diag.message)
         {
             diag.file = Some(relative_to(path, cwd));
         }
@@ -440,17 +438,20 @@ impl Block {
         {
             diag.message = message;
         }
-        let mut all = Vec::new();
+        let mut front = Vec::new();
         if let Some(script) = build_script {
             match script.panic_message {
                 // The script crashed: its panic is the error, and cargo's headline only says
                 // which package's script it was.
-                Some(message) => all.push(std::mem::replace(&mut diag.message, message)),
-                None => all.extend(script.stderr_lines),
+                Some(message) => front.push(std::mem::replace(&mut diag.message, message)),
+                None => front = script.stderr_lines,
             }
         }
-        all.extend(label);
-        all.extend(notes);
+        front.extend(label);
+        // The notes' own vector takes what goes before them: usually nothing, and then finishing
+        // allocates no vector of its own.
+        let mut all = notes;
+        all.splice(0..0, front);
         all.extend(cause_notes(causes, MAX_NOTES.saturating_sub(all.len())));
         all.truncate(MAX_NOTES);
         diag.notes = all;
@@ -479,6 +480,16 @@ fn cause_notes(mut causes: Vec<String>, room: usize) -> Vec<String> {
     }
     causes.truncate(room);
     causes
+}
+
+/// `/p/Cargo.toml: …`: the manifest a cargo error names before its first `: `.
+fn manifest_named_first(message: &str) -> Option<&str> {
+    // A byte search for `:`, then a look at the next byte: `split_once(": ")` builds a substring
+    // searcher on every call, which cost more than the rest of finishing a block.
+    let bytes = message.as_bytes();
+    let at = memchr::memchr_iter(b':', bytes).find(|&at| bytes.get(at + 1) == Some(&b' '))?;
+    let path = &message[..at];
+    (path.ends_with("Cargo.toml") && !path.contains(' ')).then_some(path)
 }
 
 fn locate_manifest_error(diag: &mut Diagnostic, causes: &[String], cwd: &str) {

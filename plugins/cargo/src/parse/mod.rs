@@ -33,7 +33,7 @@ use panic::PanicStart;
 use run::MainError;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
-use text::{MAX_MESSAGE, MAX_NOTE, clip, is_status_line};
+use text::{MAX_MESSAGE, MAX_NOTE, clip, status_verb};
 
 /// Most lines a legacy multi-line panic message may take before its location.
 const LEGACY_PANIC_LINES: u32 = 40;
@@ -362,32 +362,26 @@ impl CargoParser {
             }
             return;
         }
-        let status = first == b' ' && is_status_line(bytes);
+        let status = if first == b' ' { status_verb(bytes) } else { None };
         let relevant = matches!(first, b'e' | b'w' | b't' | b'n' | b'r' | b'-' | b'f' | b's')
-            || status
+            || status.is_some()
             || bytes.starts_with(libtest::COULD_NOT_COMPILE)
             || self.tests.listening()
             || short_form_candidate(bytes);
         if !relevant {
             return;
         }
-        let text = line.text();
-        if status {
-            let verb = text.trim_start();
-            if verb.starts_with("Running ") || verb.starts_with("Doc-tests ") {
-                // A later target ran: cargo went on after the last failure.
-                self.last_failed_target = None;
-                self.targets_started += 1;
-            }
+        if let Some(verb) = status {
+            self.status_line(verb);
         }
         if self.expected_panic {
             if first == b' ' {
-                self.expected_substring(&text, line.number);
+                self.expected_substring(&line.text(), line.number);
                 return;
             }
             self.expected_panic = false;
         }
-        if self.reads.libtest && self.tests.line(&text, line.number) {
+        if self.reads.libtest && self.tests.line(bytes, line.number, status) {
             if let Some(verdict) = self.tests.last_verdict.take() {
                 self.verdict(verdict);
             }
@@ -396,12 +390,22 @@ impl CargoParser {
             }
             return;
         }
+        // Decoded only here: most lines that passed the gate were libtest's, read as bytes.
         match first {
-            b'e' | b'w' => self.headline(&text, line.stream, line.number),
-            b't' if self.reads.libtest => self.panic_start(&text, line.stream, line.number),
-            b'n' if self.reads.libtest => self.did_not_panic(&text, line.number),
-            _ if self.reads.rustc && short_form_candidate(bytes) => self.short_form(&text, line.number),
+            b'e' | b'w' => self.headline(&line.text(), line.stream, line.number),
+            b't' if self.reads.libtest => self.panic_start(&line.text(), line.stream, line.number),
+            b'n' if self.reads.libtest => self.did_not_panic(&line.text(), line.number),
+            _ if self.reads.rustc && short_form_candidate(bytes) => self.short_form(&line.text(), line.number),
             _ => {}
+        }
+    }
+
+    /// Cargo's `     Running …` and `   Doc-tests …` start a test target.
+    fn status_line(&mut self, verb: &[u8]) {
+        if verb.starts_with(b"Running ") || verb.starts_with(b"Doc-tests ") {
+            // A later target ran: cargo went on after the last failure.
+            self.last_failed_target = None;
+            self.targets_started += 1;
         }
     }
 

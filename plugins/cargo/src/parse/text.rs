@@ -17,17 +17,35 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
 /// Cargo's right-aligned status lines (`   Compiling x`, `     Running …`, `   Doc-tests x`):
 /// the verb ends at column 12.
 pub(crate) fn is_status_line(line: &[u8]) -> bool {
-    let spaces = line.iter().take_while(|&&b| b == b' ').count();
-    if spaces == 0 || spaces >= 12 || line.len() < 13 || line[12] != b' ' {
-        return false;
+    status_verb(line).is_some()
+}
+
+/// A status line from its verb on (`Running …`), so that its readers need not find it again;
+/// None for any other line.
+pub(crate) fn status_verb(line: &[u8]) -> Option<&[u8]> {
+    // Columns 0 and 12 first: they turn most lines away before the indent is counted.
+    let head = line.get(..13)?;
+    if head[0] != b' ' || head[12] != b' ' {
+        return None;
     }
-    let verb = &line[spaces..12];
-    verb[0].is_ascii_uppercase() && verb.iter().all(|&b| b.is_ascii_alphabetic() || b == b'-')
+    let spaces = head.iter().take_while(|&&b| b == b' ').count();
+    (spaces < 12
+        && head[spaces].is_ascii_uppercase()
+        && head[spaces..12].iter().all(|&b| b.is_ascii_alphabetic() || b == b'-'))
+    .then_some(&line[spaces..])
 }
 
 /// A line of a rustc code snippet: the `|` gutter (after an optional line number), `...`, or
 /// the ` --> `/` ::: ` location lines.
 pub(crate) fn is_snippet_line(line: &str) -> bool {
+    // Most lines start with a letter or a bracket, which no snippet line does: no need to trim.
+    if line
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_graphic() && !b.is_ascii_digit() && !matches!(b, b'|' | b'-' | b':' | b'.'))
+    {
+        return false;
+    }
     let rest = line.trim_start();
     let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
     rest.starts_with('|') || rest.starts_with("-->") || rest.starts_with(":::") || rest == "..."

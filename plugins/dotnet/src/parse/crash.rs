@@ -43,6 +43,12 @@ pub fn unhandled_exception(text: &str) -> Option<&str> {
     is_type.then_some(rest)
 }
 
+/// True when `bytes` has the words [`unhandled_exception`] looks for at `at`: a test on the raw
+/// line, before it is decoded.
+pub fn unhandled_at(bytes: &[u8], at: usize) -> bool {
+    bytes[at..].starts_with(UNHANDLED.as_bytes())
+}
+
 /// The text before ` : Unhandled exception.` on VSTest's abort line: what VSTest itself said.
 pub fn abort_reason(text: &str) -> Option<&str> {
     let at = text.find(UNHANDLED)?;

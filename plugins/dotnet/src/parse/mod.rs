@@ -9,6 +9,9 @@
 //! - [`crash`]: a test host or program killed by an unhandled exception;
 //! - [`format`]: `dotnet format`'s reports, one per line of a file;
 //! - [`report`]: TRX and NUnit XML files.
+//!
+//! While no block is open, [`triage`] throws away on its bytes a line that none of them would
+//! take, before it is decoded as text.
 
 pub mod crash;
 pub mod failure;
@@ -17,6 +20,7 @@ pub mod msbuild;
 pub mod report;
 pub mod summary;
 pub mod text;
+pub mod triage;
 
 use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, RunEnd, Severity, TestSummary, clip,
@@ -29,6 +33,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use summary::{Counts, Summaries};
 use text::{MAX_TEXT, file_stem, indent, is_project_file, strip_ci_timestamp, without_digits};
+use triage::{Triage, triage};
 
 /// Notes kept on one build diagnostic (NuGet's dependency paths, related locations).
 const MAX_NOTES: usize = 5;
@@ -383,6 +388,12 @@ impl DotnetParser {
         self.awaiting_crash_test = false;
     }
 
+    /// No block takes lines that no prefix announces (a failed test's, a crash's, a summary's):
+    /// each line can be judged on its own.
+    fn nothing_open(&self) -> bool {
+        self.block.is_none() && self.crash_stack.is_none() && !self.awaiting_crash_test && !self.summaries.in_block()
+    }
+
     /// What a test run left out: test projects that did not build, tests after a host crash.
     fn stopped_early(&self, summary: Option<&TestSummary>) -> Option<String> {
         let mut what = Vec::new();
@@ -412,6 +423,16 @@ fn build_key(d: &Diagnostic) -> u64 {
 
 impl Parser for DotnetParser {
     fn feed(&mut self, line: Line<'_>) {
+        if self.nothing_open() {
+            match triage(line.bytes, self.nunit_section) {
+                Triage::Skip => return,
+                Triage::Noise => {
+                    self.last = None;
+                    return;
+                }
+                Triage::Read => {}
+            }
+        }
         let text = line.text();
         let text = strip_ci_timestamp(&text);
         if let Some(block) = &mut self.block {

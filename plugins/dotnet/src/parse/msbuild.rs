@@ -8,8 +8,7 @@
 //! `origin` is a file (`/src/A.cs(3,5)`, `C:\x\App.csproj`, `X.sln`) or a tool (`CSC`, `MSBUILD`).
 
 use super::text::{MAX_TEXT, is_project_file};
-use buildvise_plugin_api::{Severity, clip, occurrences};
-use memchr::memmem::Finder;
+use buildvise_plugin_api::{Severity, clip};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -52,34 +51,54 @@ pub struct Canonical {
 
 /// Cheap test before any regex: could `bytes` hold a canonical diagnostic?
 pub fn might_be_diagnostic(bytes: &[u8]) -> bool {
-    static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"error"));
-    static WARNING: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"warning"));
-    // The severity is followed by a colon: a line without one needs no search for the words.
-    bytes.len() <= MAX_DIAGNOSTIC_LEN
-        && memchr::memchr(b':', bytes).is_some()
-        && (occurrences(&ERROR, bytes).any(|at| severity_then_colon(bytes, at, 5))
-            || occurrences(&WARNING, bytes).any(|at| severity_then_colon(bytes, at, 7)))
+    let Some(first) = memchr::memchr(b':', bytes) else {
+        return false;
+    };
+    memchr::memchr_iter(b':', &bytes[first..]).any(|colon| severity_before_colon(bytes, first + colon, first))
 }
 
-/// True when the severity word at `at` stands alone and is followed by an optional code and a
-/// colon (`error CS0103:`, `warning :`), as in every canonical line: after the origin's colon and
-/// a blank (`A.cs(3,5): error`), or first on the line with a code (`error NETSDK1013:`).
-fn severity_then_colon(bytes: &[u8], at: usize, len: usize) -> bool {
-    if at > 0 && !(bytes[at - 1].is_ascii_whitespace() && memchr::memchr(b':', &bytes[..at]).is_some()) {
+/// True when the colon at `colon` follows a severity word that stands alone, with an optional
+/// code between (`error CS0103:`, `warning :`), as in every canonical line: after the origin's
+/// colon (the line's first is at `first_colon`) and a blank (`A.cs(3,5): error`), or first on the
+/// line with a code (`error NETSDK1013:`).
+///
+/// The colon is what every such line has and most lines lack, so the tests start from it: the
+/// words before it are only looked at where there is one.
+pub fn severity_before_colon(bytes: &[u8], colon: usize, first_colon: usize) -> bool {
+    // Before the line's first colon, the word can only start the line.
+    let may_follow = colon > first_colon || bytes.starts_with(b"error") || bytes.starts_with(b"warning");
+    if !may_follow || bytes.len() > MAX_DIAGNOSTIC_LEN {
         return false;
     }
-    let is_code = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
-    let rest = &bytes[at + len..];
-    let blanks = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    let after_blanks = &rest[blanks(rest)..];
-    let after_code = &after_blanks[after_blanks.iter().take_while(|b| is_code(b)).count()..];
-    // A code glued to the word (`errors:`, `warnings:`) means the word went on.
-    let word_continues = after_code.len() < after_blanks.len() && after_blanks.len() == rest.len();
-    let no_code = after_code.len() == after_blanks.len();
-    if word_continues || (at == 0 && no_code) {
-        return false;
+    let before = bytes[..colon].trim_ascii_end();
+    if ends_with_severity(before, first_colon, false) {
+        return true;
     }
-    after_code[blanks(after_code)..].first() == Some(&b':')
+    // A code glued to the word (`errors:`, `warnings:`) means the word went on: a code follows
+    // a blank. The word is tested first, the code's bytes only when it passes.
+    let Some(blank) = before.iter().rposition(u8::is_ascii_whitespace) else {
+        return false;
+    };
+    ends_with_severity(before[..blank].trim_ascii_end(), first_colon, true)
+        && before[blank + 1..].iter().all(|&b| is_code(b))
+}
+
+fn is_code(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// True when `before` ends with `error` or `warning` as a word of its own, after the origin's
+/// colon and a blank or, when `may_start` (there is a code), first on the line.
+fn ends_with_severity(before: &[u8], first_colon: usize, may_start: bool) -> bool {
+    [&b"error"[..], b"warning"].into_iter().any(|word| {
+        let Some(at) = before.len().checked_sub(word.len()).filter(|&at| before[at..] == *word) else {
+            return false;
+        };
+        match at.checked_sub(1) {
+            None => may_start,
+            Some(blank) => before[blank].is_ascii_whitespace() && first_colon < at,
+        }
+    })
 }
 
 /// Parses one line (leading blanks and CI prefixes already removed).
@@ -205,16 +224,30 @@ fn split_help_link(message: &str) -> (&str, Option<&str>) {
 /// build failures.
 pub fn terminal_logger_failed_project(line: &str) -> Option<&str> {
     // Every indented line comes here: one search rules out most before they are split in words.
-    static FAILED_WITH: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"failed with"));
-    let head = line.strip_prefix("  ")?;
-    if head.starts_with(' ') || FAILED_WITH.find(head.as_bytes()).is_none() {
+    let bytes = line.as_bytes();
+    if !memchr::memchr_iter(b'f', bytes).any(|at| failed_with_at(bytes, at)) {
         return None;
     }
-    let mut words = head.splitn(5, ' ');
+    let mut words = line[2..].splitn(5, ' ');
     let mut next = || words.next().unwrap_or("");
     let (project, second, third, fourth) = (next(), next(), next(), next());
     let header = (second == "failed" && third == "with") || (third == "failed" && fourth == "with" && second != "test");
     (header && !project.contains(['/', '\\'])).then_some(project)
+}
+
+/// True when `line` is indented as the Terminal Logger's per-project lines: two blanks exactly.
+pub fn indented_as_project(line: &[u8]) -> bool {
+    line.starts_with(b"  ") && line.get(2) != Some(&b' ')
+}
+
+/// True when `failed with` starts at `at` in `line` where the Terminal Logger's per-project line
+/// has it: after two blanks and one or two words.
+pub fn failed_with_at(line: &[u8], at: usize) -> bool {
+    indented_as_project(line)
+        && line[at..].starts_with(b"failed with")
+        && at > 2
+        && line[at - 1] == b' '
+        && line[2..at].iter().filter(|&&b| b == b' ').count() <= 2
 }
 
 #[cfg(test)]
@@ -338,5 +371,11 @@ mod tests {
         assert_eq!(terminal_logger_failed_project("  Lib net8.0 failed with 1 error(s) (0.2s)"), Some("Lib"));
         assert_eq!(terminal_logger_failed_project("  Lib.Tests test failed with 1 error(s) (0.5s)"), None);
         assert_eq!(terminal_logger_failed_project("/r/bin/T.dll (net10.0|x64) failed with 1 error(s)"), None);
+        assert_eq!(terminal_logger_failed_project("  Lib  failed with 1 error(s)"), Some("Lib"));
+        let at_failed = |line: &str| failed_with_at(line.as_bytes(), line.find("failed").unwrap());
+        assert!(at_failed("  Lib net8.0 failed with 1 error(s)"));
+        assert!(!at_failed("  Lib net8.0 x failed with 1 error(s)"));
+        assert!(!at_failed("   Lib failed with 1 error(s)"));
+        assert!(!at_failed("  failed with 1 error(s)"));
     }
 }

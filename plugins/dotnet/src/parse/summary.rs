@@ -66,6 +66,12 @@ pub struct Summaries {
 }
 
 impl Summaries {
+    /// Inside a block of summary lines (VSTest's long form, MTP's counts), which takes lines
+    /// that no prefix announces.
+    pub fn in_block(&self) -> bool {
+        self.long_form.is_some() || self.mtp_block.is_some()
+    }
+
     /// Reads `trimmed` if it belongs to a summary; returns whether it did.
     pub fn feed(&mut self, trimmed: &str) -> bool {
         if self.long_form.is_some() {

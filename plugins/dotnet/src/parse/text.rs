@@ -5,10 +5,19 @@
 /// and a build tool a line of any length.
 pub const MAX_TEXT: usize = 2000;
 
+/// How far into a line a CI timestamp's end is looked for.
+pub const CI_TIMESTAMP_REACH: usize = 42;
+
 /// Drops a GitHub Actions timestamp (`2026-01-29T20:02:11.9846651Z `) that CI logs put before
 /// every line.
 pub fn strip_ci_timestamp(text: &str) -> &str {
-    let b = text.as_bytes();
+    // The timestamp ends with an ASCII blank: the rest starts on a char boundary.
+    &text[ci_timestamp_len(text.as_bytes())..]
+}
+
+/// How many bytes of `b` a GitHub Actions timestamp takes, blank included; 0 without one.
+/// Only the first [`CI_TIMESTAMP_REACH`] bytes are looked at.
+pub fn ci_timestamp_len(b: &[u8]) -> usize {
     let looks_like = b.len() > 21
         && b[..4].iter().all(u8::is_ascii_digit)
         && b[4] == b'-'
@@ -17,13 +26,13 @@ pub fn strip_ci_timestamp(text: &str) -> &str {
         && b[13] == b':'
         && b[16] == b':';
     if !looks_like {
-        return text;
+        return 0;
     }
     // On every line of a CI log: `Z ` is looked for where it may be, in one pass.
-    let head = &b[..b.len().min(42)];
+    let head = &b[..b.len().min(CI_TIMESTAMP_REACH)];
     match memchr::memchr_iter(b'Z', head).find(|&at| head.get(at + 1) == Some(&b' ')) {
-        Some(end) => &text[end + 2..],
-        None => text,
+        Some(end) => end + 2,
+        None => 0,
     }
 }
 

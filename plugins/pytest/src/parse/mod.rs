@@ -9,6 +9,10 @@
 //! Section titles name tests by function (`TestA.test_x[1]`); node ids come from the short
 //! summary, `-v` progress lines or the JUnit report, and are matched to the sections in
 //! [`PytestParser::finish`], once everything has been read.
+//!
+//! Most lines of a run are progress lines and a test's own output, before the first banner. Those
+//! are told apart by their bytes ([`may_be_pytests_own`], [`summary::finished_in`]): only pytest's
+//! own lines, and progress lines that report a failure, are decoded as text and read in full.
 
 mod doctest;
 mod hypothesis;
@@ -40,6 +44,16 @@ use warnings::WarningsBlock;
 static USAGE_ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": error: "));
 static COLLECTED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("collected "));
 
+/// How pytest's own lines in the progress region start (or end), for [`Lane::top_line`] and
+/// [`may_be_pytests_own`]: a conftest or plugin that fails to load, the rootdir, pytest's crash,
+/// its errors, and Python's when pytest is not installed.
+const STARTUP: [&str; 2] = ["ImportError while loading conftest ", "Error while loading plugin \""];
+const ROOTDIR: &str = "rootdir: ";
+const INTERNAL_ERROR: &str = "INTERNALERROR> ";
+const ERROR: &str = "ERROR: ";
+const OWN_STARTS: [&str; 5] = [STARTUP[0], STARTUP[1], ROOTDIR, INTERNAL_ERROR, ERROR];
+const NO_PYTEST: &str = ": No module named pytest";
+
 pub struct PytestParser {
     cwd: String,
     args: Vec<String>,
@@ -66,7 +80,7 @@ impl Parser for PytestParser {
             // Stdout, and any stream a later API adds (such a tag reads as stdout on the wire).
             _ => &mut self.lanes[0],
         };
-        lane.feed(&line.text(), line.number, &self.cwd, &mut self.found);
+        lane.feed(&line, &self.cwd, &mut self.found);
     }
 
     fn progress(&self) -> Progress {
@@ -224,10 +238,23 @@ struct Lane {
 }
 
 impl Lane {
-    fn feed(&mut self, t: &str, n: u64, cwd: &str, found: &mut Found) {
+    fn feed(&mut self, line: &Line<'_>, cwd: &str, found: &mut Found) {
+        // Most lines of a run are progress lines or a test's output, between the header and the
+        // first banner: most are read from their bytes, without decoding them.
+        if self.region == Region::Top && self.section.is_none() && !may_be_pytests_own(line.bytes, found) {
+            match summary::finished_in(line.bytes) {
+                Some(finished) => found.tests_done += finished,
+                None => progress_line(&line.text(), line.number, found),
+            }
+            return;
+        }
+        self.feed_text(&line.text(), line.number, cwd, found);
+    }
+
+    fn feed_text(&mut self, t: &str, n: u64, cwd: &str, found: &mut Found) {
         let captured = self.section.as_ref().is_some_and(|s| s.captured);
         if t.starts_with('=')
-            && let Some(title) = sep_title(t, '=')
+            && let Some(title) = sep_title(t, b'=')
             && (!captured || found.wide_enough(t))
         {
             self.banner(title, t, found);
@@ -239,7 +266,7 @@ impl Lane {
                 self.close(found);
                 if found.stop.is_none()
                     && found.wide_enough(t)
-                    && let Some(title) = sep_title(t, '!')
+                    && let Some(title) = sep_title(t, b'!')
                 {
                     found.stop = stop::stop_of(title);
                 }
@@ -289,7 +316,7 @@ impl Lane {
     fn section_line(&mut self, t: &str, n: u64, found: &mut Found) {
         let captured = self.section.as_ref().is_some_and(|s| s.captured);
         if t.starts_with('_')
-            && let Some(title) = sep_title(t, '_')
+            && let Some(title) = sep_title(t, b'_')
             && (!captured || found.wide_enough(t))
         {
             self.close(found);
@@ -303,7 +330,7 @@ impl Lane {
         }
         let Some(section) = self.section.as_mut().filter(|s| !s.captured && s.kind != Kind::Ignored) else { return };
         if t.starts_with('-')
-            && let Some(title) = sep_title(t, '-')
+            && let Some(title) = sep_title(t, b'-')
         {
             // `--- Captured stdout call ---`, `- generated xml file: ... -`.
             section.captured = title.starts_with("Captured ");
@@ -321,23 +348,25 @@ impl Lane {
         }
         // pytest prints these, then the traceback in the short style, when a conftest or a `-p`
         // plugin raises at import (whatever the exception, the first says `ImportError`).
-        let startup =
-            t.starts_with("ImportError while loading conftest ") || t.starts_with("Error while loading plugin \"");
-        if startup {
+        if STARTUP.iter().any(|start| t.starts_with(start)) {
             let mut section = Section::new(Kind::Startup, None, n);
             section.tb.feed(t);
             self.section = Some(section);
             found.startup_failed = true;
-        } else if let Some(dir) = t.strip_prefix("rootdir: ") {
+        } else if let Some(dir) = t.strip_prefix(ROOTDIR) {
             // Older pytest prints `rootdir: /p, configfile: x, testpaths: y` on one line.
-            found.rootdir = Some(dir.split(", ").next().unwrap_or(dir).trim().to_string());
-        } else if let Some(rest) = t.strip_prefix("INTERNALERROR> ") {
+            let dir = dir.split(", ").next().unwrap_or(dir).trim();
+            // A log of several sessions repeats it: kept, not allocated again.
+            if found.rootdir.as_deref() != Some(dir) {
+                found.rootdir = Some(dir.to_string());
+            }
+        } else if let Some(rest) = t.strip_prefix(INTERNAL_ERROR) {
             internal_error(rest, n, found);
-        } else if let Some(message) = t.strip_prefix("ERROR: ") {
+        } else if let Some(message) = t.strip_prefix(ERROR) {
             if !message.starts_with("usage:") {
                 found.errors.push(Diagnostic::error(clip(message)).with_log_range(n, n));
             }
-        } else if let Some(interpreter) = t.strip_suffix(": No module named pytest") {
+        } else if let Some(interpreter) = t.strip_suffix(NO_PYTEST) {
             // Python names the interpreter it ran, the one that needs pytest: shown as typed from
             // the project, so the fix can be pasted there.
             let shown = relative_to(interpreter, cwd);
@@ -347,21 +376,16 @@ impl Lane {
                 "pytest is not installed for {shown}; install it with `{shown} -m pip install pytest` and run again"
             )));
             found.errors.push(d);
-        } else if let Some(at) = USAGE_ERROR.find(t.as_bytes())
+        } else if !t.starts_with(char::is_whitespace)
+            && let Some(at) = USAGE_ERROR.find(t.as_bytes())
             && t[..at].contains("pytest")
-            && !t.starts_with(char::is_whitespace)
         {
             found.errors.push(Diagnostic::error(clip(&t[at + ": error: ".len()..])).with_log_range(n, n));
         } else {
             if found.collected.is_none() && COLLECTED.find(t.as_bytes()).is_some() {
                 found.collected = stop::collected(t);
             }
-            if let Some(progress) = summary::progress(t) {
-                found.tests_done += progress.finished;
-                if let Some((id, outcome)) = progress.outcome {
-                    found.reported.add(outcome, id, None, n);
-                }
-            }
+            progress_line(t, n, found);
         }
     }
 
@@ -379,6 +403,36 @@ impl Lane {
             });
         }
         self.warnings.flush(&mut found.warnings);
+    }
+}
+
+/// Whether a line of the progress region, no section open, may be one of pytest's own that
+/// [`Lane::feed_text`] reads before it looks for a progress line: a separator, the final counts,
+/// the header's `rootdir` and `collected`, an error. Told from the bytes: what is looked for is
+/// ASCII, so it is in the bytes where it is in the text.
+fn may_be_pytests_own(line: &[u8], found: &Found) -> bool {
+    // The first byte is compared before a whole prefix is.
+    let starts_with = |start: &str| line.first() == start.as_bytes().first() && line.starts_with(start.as_bytes());
+    // Separators, `!!!` stop lines, and the final counts, which `-q` prints bare.
+    matches!(line.first(), Some(b'=' | b'!' | b'0'..=b'9' | b'n'))
+        || OWN_STARTS.iter().any(|start| starts_with(start))
+        || line.ends_with(NO_PYTEST.as_bytes())
+        || (found.collected.is_none() && COLLECTED.find(line).is_some())
+        || may_be_usage_error(line)
+}
+
+/// A usage error's line never starts with whitespace: an indented line is spared the search.
+fn may_be_usage_error(line: &[u8]) -> bool {
+    !line.first().is_some_and(u8::is_ascii_whitespace) && USAGE_ERROR.find(line).is_some()
+}
+
+/// Counts the tests a progress line finished, and keeps the failure or error a `-v` one reports.
+fn progress_line(t: &str, n: u64, found: &mut Found) {
+    if let Some(progress) = summary::progress(t) {
+        found.tests_done += progress.finished;
+        if let Some((id, outcome)) = progress.outcome {
+            found.reported.add(outcome, id, None, n);
+        }
     }
 }
 

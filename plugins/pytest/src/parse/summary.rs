@@ -1,31 +1,32 @@
 //! pytest's one-line reports: the final counts line, `-v` progress lines and the entries of the
 //! `short test summary info` section.
 
-use super::text::split_id_message;
+use super::text::{has_double_colon, split_id_message, trim_rules};
 use buildvise_plugin_api::TestSummary;
-use memchr::memmem::FinderRev;
-use std::sync::LazyLock;
 
 /// The counts of the final line (`== 1 failed, 3 passed, 2 warnings in 0.12s ==`, or without the
 /// `=` under `-q`), or None when `text` is not one. Deselected tests and warnings are not tests,
 /// and counts a plugin adds (`1 rerun`) are left out of the total as well.
 pub fn final_counts(text: &str) -> Option<TestSummary> {
-    // Built once: every line that starts with a digit (a timestamp, a count) comes here.
-    static IN: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(" in "));
-    let text = text.trim_matches('=').trim();
-    let at = IN.rfind(text.as_bytes())?;
+    let text = trim_rules(text, b'=').trim();
+    let at = rfind_in(text)?;
     let (counts, duration) = (&text[..at], &text[at + " in ".len()..]);
-    let seconds = duration.split(' ').next()?.strip_suffix('s')?;
-    seconds.parse::<f64>().ok()?;
+    let seconds = split_at_byte(duration, b' ').map_or(duration, |(first, _)| first).strip_suffix('s')?;
+    if !is_decimal(seconds) && seconds.parse::<f64>().is_err() {
+        return None;
+    }
     let mut summary = TestSummary::default();
     summary.errors = Some(0);
     summary.xfailed = Some(0);
     summary.xpassed = Some(0);
     if counts != "no tests ran" {
-        for item in counts.split(", ") {
-            let (n, word) = item.split_once(' ')?;
+        for (i, item) in split_at_bytes(counts, b',').enumerate() {
+            // Items are separated by `, `, and a comma without its space would be inside an item,
+            // which no item allows: split at commas, spared a searcher for `, `.
+            let item = if i == 0 { item } else { item.strip_prefix(' ')? };
+            let (n, word) = split_at_byte(item, b' ')?;
             let n: u64 = n.parse().ok()?;
-            if !word.chars().all(|c| c.is_ascii_lowercase() || c == ' ' || c == '-') {
+            if !word.bytes().all(|c| c.is_ascii_lowercase() || c == b' ' || c == b'-') {
                 return None;
             }
             match word {
@@ -45,6 +46,41 @@ pub fn final_counts(text: &str) -> Option<TestSummary> {
         .chain([summary.errors, summary.xfailed, summary.xpassed].map(|n| n.unwrap_or(0)))
         .fold(summary.passed, u64::saturating_add);
     Some(summary)
+}
+
+/// True for digits around at most one dot (`12.34`), as pytest prints a duration: a number, told
+/// for less than parsing it costs.
+fn is_decimal(text: &str) -> bool {
+    let digits = text.bytes().filter(u8::is_ascii_digit).count();
+    digits > 0 && text.len() - digits <= 1 && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+/// Where the last ` in ` of `text` starts. Every line that starts with a digit (a timestamp, a
+/// count) and every banner's title is looked at, mostly short: found from the last `i` back,
+/// which costs less than setting up a substring search.
+fn rfind_in(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memrchr_iter(b'i', bytes)
+        .find(|&i| i > 0 && bytes[i - 1] == b' ' && bytes[i + 1..].starts_with(b"n "))
+        .map(|i| i - 1)
+}
+
+/// `text` split around its first `sep`, an ASCII byte. Between the separators of a counts line
+/// are a few bytes, which a loop goes over for less than `split_once` costs to start.
+fn split_at_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
+    let at = text.bytes().position(|b| b == sep)?;
+    Some((&text[..at], &text[at + 1..]))
+}
+
+/// `text` split at every `sep`, an ASCII byte, as [`split_at_byte`] splits it once.
+fn split_at_bytes(text: &str, sep: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        let (item, more) = split_at_byte(current, sep).map_or((current, None), |(item, more)| (item, Some(more)));
+        rest = more;
+        Some(item)
+    })
 }
 
 /// A failed or errored test as one-line reports name it.
@@ -72,34 +108,60 @@ pub fn progress(text: &str) -> Option<Progress<'_>> {
         return Some(Progress { finished: progress_is_xdist_result(text) as u64, outcome: xdist_outcome(rest) });
     }
     let (body, percent) = text.trim_end().strip_suffix("%]")?.rsplit_once('[')?;
-    let body = trim_padding(body);
-    let finished = if body.contains("::") {
-        1
-    } else {
-        let marks = &body.as_bytes()[memchr::memrchr(b' ', body.as_bytes()).map_or(0, |space| space + 1)..];
-        let mark = |b: u8| matches!(b, b'.' | b'F' | b'E' | b's' | b'x' | b'X');
-        // No early exit: a line of dots is tested many bytes at a time.
-        if marks.iter().fold(true, |all, &b| all & mark(b)) { marks.len() as u64 } else { 0 }
-    };
+    let body = body[..without_padding(body.as_bytes()).len()].trim_end();
     let outcome = match percent.trim().parse::<u32>() {
         Ok(_) => [(" FAILED", Outcome::Failed), (" ERROR", Outcome::Error)]
             .into_iter()
             .find_map(|(word, outcome)| Some((body.strip_suffix(word)?, outcome)))
-            .filter(|(id, _)| id.contains("::")),
+            .filter(|(id, _)| has_double_colon(id.as_bytes())),
         Err(_) => None,
     };
-    Some(Progress { finished, outcome })
+    Some(Progress { finished: finished(body.as_bytes()), outcome })
 }
 
-/// `text` without trailing whitespace. `-v` lines pad to the terminal's width with spaces, which
-/// are dropped eight at a time: `trim_end` tests them one `char` at a time, for more than the rest
-/// of the line cost.
-fn trim_padding(text: &str) -> &str {
-    let mut end = text.len();
-    while end >= 8 && text.as_bytes()[end - 8..end] == [b' '; 8] {
+/// The tests a line finished, read from its bytes, when they tell as much as [`progress`] would:
+/// 0 for a line that is no progress line, or the count of one that reports no failure or error.
+/// None when only [`progress`] can tell: xdist's lines, a failure's or an error's `-v` line, and
+/// a line that ends, or whose test's outcome ends, with a non-ASCII character (it may be
+/// whitespace, which [`progress`] trims). Most lines of a run are told apart here, undecoded.
+pub fn finished_in(line: &[u8]) -> Option<u64> {
+    let ends_plainly = |b: &[u8]| b.last().is_none_or(|&b| b.is_ascii() && !char::from(b).is_whitespace());
+    if line.starts_with(b"[gw") {
+        return None;
+    }
+    let Some(line) = line.strip_suffix(b"%]") else {
+        // Nothing to trim before looking for the `%]`: the line is no progress line.
+        return ends_plainly(line).then_some(0);
+    };
+    let open = line.iter().rposition(|&b| b == b'[')?;
+    let body = without_padding(&line[..open]).trim_ascii_end();
+    if !ends_plainly(body) || body.ends_with(b" FAILED") || body.ends_with(b" ERROR") {
+        return None;
+    }
+    Some(finished(body))
+}
+
+/// The tests a progress line's text before its `[ 40%]` (trimmed) finished: one for a `-v` line,
+/// which names its test, else one per status letter of the marks after the last space.
+fn finished(body: &[u8]) -> u64 {
+    if has_double_colon(body) {
+        return 1;
+    }
+    let marks = &body[memchr::memrchr(b' ', body).map_or(0, |space| space + 1)..];
+    let mark = |b: u8| matches!(b, b'.' | b'F' | b'E' | b's' | b'x' | b'X');
+    // No early exit: a line of dots is tested many bytes at a time.
+    if marks.iter().fold(true, |all, &b| all & mark(b)) { marks.len() as u64 } else { 0 }
+}
+
+/// `line` without most of the spaces `-v` lines pad to the terminal's width with: they are
+/// dropped eight at a time, where trimming tests them one at a time for more than the rest of the
+/// line costs. Up to seven are left.
+fn without_padding(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end >= 8 && line[end - 8..end] == [b' '; 8] {
         end -= 8;
     }
-    text[..end].trim_end()
+    &line[..end]
 }
 
 /// The failure or error an xdist result line (after its `[gw`) reports.
@@ -109,7 +171,7 @@ fn xdist_outcome(rest: &str) -> Option<(&str, Outcome)> {
     percent.trim().strip_suffix('%')?;
     let (word, id) = rest.split_once(' ')?;
     let id = id.trim_end();
-    Some((id, outcome_word(word)?)).filter(|(id, _)| id.contains("::"))
+    Some((id, outcome_word(word)?)).filter(|(id, _)| has_double_colon(id.as_bytes()))
 }
 
 /// `[gw1] [ 50%] PASSED tests/t.py::test_a`, as opposed to the line announcing the test.
@@ -250,6 +312,23 @@ mod tests {
         assert_eq!(finished_tests("[gw0] [ 10%] PASSED tests/t.py::test_a "), 1);
         assert_eq!(finished_tests("printed [by a test]"), 0);
         assert_eq!(progress("printed by a test, 50%"), None);
+    }
+
+    #[test]
+    fn finished_from_bytes_as_progress_counts() {
+        let lines = [
+            "tests/t.py .F.sxX     [ 60%]",
+            "tests/t.py::test_a PASSED   [ 10%]",
+            "printed [by a test]",
+            "",
+            "ok [ 5%]",
+        ];
+        for line in lines {
+            assert_eq!(finished_in(line.as_bytes()), Some(finished_tests(line)), "{line:?}");
+        }
+        assert_eq!(finished_in(b"tests/t.py::test_a FAILED   [ 10%]"), None, "the failure is read from the text");
+        assert_eq!(finished_in(b"[gw0] [ 10%] PASSED tests/t.py::test_a"), None);
+        assert_eq!(finished_in("..\u{3000}".as_bytes()), None, "a non-ASCII end may be whitespace");
     }
 
     #[test]

@@ -12,11 +12,36 @@ pub fn clip(text: &str) -> String {
 /// The title of a separator line drawn with `sep` (`==== FAILURES ====`, `____ test_x ____`,
 /// `---- Captured stdout call ----`), or None when the line is not one. A separator without a
 /// title, or the `_ _ _` line between traceback entries, has no title and gives None.
-pub fn sep_title(line: &str, sep: char) -> Option<&str> {
-    let inner = line.strip_prefix(sep)?.trim_start_matches(sep);
-    let inner = inner.strip_suffix(sep)?.trim_end_matches(sep);
+pub fn sep_title(line: &str, sep: u8) -> Option<&str> {
+    let ruled = |end: Option<&u8>| end == Some(&sep);
+    let inner = trim_rules(line, sep);
+    if inner.is_empty() || !ruled(line.as_bytes().first()) || !ruled(line.as_bytes().last()) {
+        return None;
+    }
     let title = inner.strip_prefix(' ')?.strip_suffix(' ')?.trim();
-    (title.chars().any(|c| c != sep && c != ' ')).then_some(title)
+    (title.bytes().any(|b| b != sep && b != b' ')).then_some(title)
+}
+
+/// `line` without the `sep` bytes (ASCII) it starts and ends with.
+pub fn trim_rules(line: &str, sep: u8) -> &str {
+    let bytes = line.as_bytes();
+    let start = rule_len(bytes.chunks_exact(8), bytes.iter(), sep);
+    let end = bytes.len() - rule_len(bytes.rchunks_exact(8), bytes.iter().rev(), sep);
+    &line[start..end.max(start)]
+}
+
+/// How many `sep` bytes a line starts (or ends) with, given its bytes eight at a time and one at a
+/// time from that end. The rules are most of a separator line: they are compared eight bytes at a
+/// time, not decoded a `char` at a time as `trim_start_matches` would.
+fn rule_len<'a>(chunks: impl Iterator<Item = &'a [u8]>, bytes: impl Iterator<Item = &'a u8>, sep: u8) -> usize {
+    let whole = chunks.take_while(|chunk| *chunk == [sep; 8]).count() * 8;
+    whole + bytes.skip(whole).take_while(|&&b| b == sep).count()
+}
+
+/// Whether `text` holds `::`, as node ids do. `str::contains` builds a searcher on every call,
+/// which costs more than the search on a line.
+pub fn has_double_colon(text: &[u8]) -> bool {
+    memchr::memchr_iter(b':', text).any(|at| text.get(at + 1) == Some(&b':'))
 }
 
 /// True for a Python class name as pytest prints it (`KeyError`, `Failed`, `pkg.CustomError`):
@@ -105,13 +130,13 @@ mod tests {
 
     #[test]
     fn separators() {
-        assert_eq!(sep_title("==== FAILURES ====", '='), Some("FAILURES"));
-        assert_eq!(sep_title("___ test_x[a b] ___", '_'), Some("test_x[a b]"));
-        assert_eq!(sep_title("_ TestA.test_long_name _", '_'), Some("TestA.test_long_name"));
-        assert_eq!(sep_title("_ _ _ _ _ _ _ _", '_'), None);
-        assert_eq!(sep_title("========", '='), None);
-        assert_eq!(sep_title("== x", '='), None);
-        assert_eq!(sep_title("- generated xml file: /a/junit.xml -", '-'), Some("generated xml file: /a/junit.xml"));
+        assert_eq!(sep_title("==== FAILURES ====", b'='), Some("FAILURES"));
+        assert_eq!(sep_title("___ test_x[a b] ___", b'_'), Some("test_x[a b]"));
+        assert_eq!(sep_title("_ TestA.test_long_name _", b'_'), Some("TestA.test_long_name"));
+        assert_eq!(sep_title("_ _ _ _ _ _ _ _", b'_'), None);
+        assert_eq!(sep_title("========", b'='), None);
+        assert_eq!(sep_title("== x", b'='), None);
+        assert_eq!(sep_title("- generated xml file: /a/junit.xml -", b'-'), Some("generated xml file: /a/junit.xml"));
     }
 
     #[test]
