@@ -93,9 +93,10 @@ impl Batch {
 
     /// Starts a run for a line `number` of `stream`, unless it follows the last run's lines.
     fn continue_run(&mut self, stream: Stream, number: u64) {
-        let follows = self.runs.last().is_some_and(|&(s, first, at)| {
-            s == stream && first + (self.spans.len() - at) as u64 == number
-        });
+        let follows = self
+            .runs
+            .last()
+            .is_some_and(|&(s, first, at)| s == stream && first + (self.spans.len() - at) as u64 == number);
         if !follows {
             self.runs.push((stream, number, self.spans.len()));
         }
