@@ -12,7 +12,7 @@
 //!
 //! A message ends at the next line that is neither blank nor indented (`1 warning and 2 errors`).
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange, Severity};
 
@@ -29,7 +29,21 @@ struct Message {
     in_notes: bool,
 }
 
+const ERROR: &str = "✘ [ERROR] ";
+const WARNING: &str = "▲ [WARNING] ";
+
+/// How the lines that start a block begin.
+pub const STARTS: Starts = Starts::new(&[ERROR, WARNING]);
+
 impl Recogniser for Esbuild {
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.bytes)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if let Some(header) = header(text) {
@@ -71,10 +85,10 @@ impl Recogniser for Esbuild {
 
 /// `✘ [ERROR] message` or `▲ [WARNING] message [code]`.
 fn header(text: &str) -> Option<Diagnostic> {
-    let (severity, message) = if let Some(rest) = text.strip_prefix("✘ [ERROR] ") {
+    let (severity, message) = if let Some(rest) = text.strip_prefix(ERROR) {
         (Severity::Error, rest)
     } else {
-        (Severity::Warning, text.strip_prefix("▲ [WARNING] ")?)
+        (Severity::Warning, text.strip_prefix(WARNING)?)
     };
     let message = message.trim();
     let code = message

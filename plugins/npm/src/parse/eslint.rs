@@ -4,7 +4,7 @@
 //! Stylish prints an absolute file header, then `  line:col  severity  message  rule` rows padded
 //! into columns, and drops the message's trailing period. A fatal parse error has no rule.
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, Severity, is_absolute};
 use memchr::memmem::Finder;
@@ -26,7 +26,21 @@ pub struct Eslint {
     crashed: Option<u64>,
 }
 
+const CRASH: &str = "Oops! Something went wrong!";
+
 impl Recogniser for Eslint {
+    fn is_open(&self) -> bool {
+        self.crashed.is_some() || !self.file.is_empty()
+    }
+
+    // Inlined: asked of every line, a call cost as much as the test.
+    #[inline]
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        // A header is absolute: `/`, `\\` or a drive's `C:` first.
+        static STARTS: Starts = Starts::new(&["/", "\\", CRASH]);
+        STARTS.test(head.bytes) || head.bytes.get(1) == Some(&b':')
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if let Some(start) = self.crashed {
@@ -38,7 +52,7 @@ impl Recogniser for Eslint {
             sink.push(Diagnostic::error(message).with_log_range(start, ln.number));
             return true;
         }
-        if text.starts_with("Oops! Something went wrong!") {
+        if text.starts_with(CRASH) {
             self.crashed = Some(ln.number);
             return true;
         }
@@ -106,13 +120,22 @@ struct WithMetadata {
     results: Vec<FileResult>,
 }
 
+/// How `-f json` and `-f json-with-metadata` reports start.
+const JSON_START: &str = "[{\"filePath\"";
+const METADATA_START: &str = "{\"results\":[";
+
+/// False when the line cannot be a report [`feed_json`] reads.
+pub fn may_be_json(bytes: &[u8]) -> bool {
+    bytes.starts_with(JSON_START.as_bytes()) || bytes.starts_with(METADATA_START.as_bytes())
+}
+
 /// `-f json` (`[{"filePath":...}]`) or `-f json-with-metadata` (`{"results":[...]}`) on one line.
 /// Returns false when the line is not such a report.
 pub fn feed_json(ln: &Ln<'_>, sink: &mut Sink) -> bool {
     let text = ln.text.trim_end();
-    let results = if text.starts_with("[{\"filePath\"") {
+    let results = if text.starts_with(JSON_START) {
         serde_json::from_str::<Vec<FileResult>>(text).ok()
-    } else if text.starts_with("{\"results\":[") {
+    } else if text.starts_with(METADATA_START) {
         serde_json::from_str::<WithMetadata>(text).ok().map(|m| m.results)
     } else {
         None

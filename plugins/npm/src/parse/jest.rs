@@ -9,18 +9,17 @@
 //! the repeats. A deep-equality diff of one line each way joins the headline ([`Diff`]), and
 //! `Test Suites: 1 failed, 1 of 5 total` says `--bail` left test files unrun.
 
-use super::{Ln, Recogniser, bailed, frames, parse_counts};
+use super::{Head, Ln, Recogniser, Starts, bailed, frames, is_ascii_space, parse_counts, rsplit_once_ascii, trim};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
-use memchr::memmem::{Finder, FinderRev};
+use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// Searchers for a suite line (`PASS src/a.test.js (5.1 s)`), which every test file prints,
+/// A searcher for a suite line (`PASS src/a.test.js (5.1 s)`), which every test file prints,
 /// built once: `str`'s searches build theirs on every call.
 static VITEST_TEST: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" > "));
-static DURATION: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(" ("));
 
 static BABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^SyntaxError: (?P<file>.+?): (?P<msg>.*) \((?P<line>\d+):(?P<col>\d+)\)$").expect("valid regex")
@@ -49,16 +48,37 @@ struct Block {
     diff: Diff,
 }
 
+/// A failure's header: `  ● A › B › test`.
+const BULLET: &str = "  \u{25cf} ";
+const SUMMARY: &str = "Summary of all failing tests";
+
+/// How a failure's header starts after its indentation, which `may_start` then checks: far
+/// fewer lines start with `●` than with a space.
+pub const BULLETS: Starts = Starts::new(&["\u{25cf} "]);
+/// The other lines read outside a block, after the indentation: suite lines, counts and the
+/// repeats' heading.
+pub const STARTS: Starts = Starts::new(&["FAIL ", "PASS ", "Tests:", "Test Suites:", SUMMARY]);
+
 impl Recogniser for Jest {
+    fn is_open(&self) -> bool {
+        self.block.is_some()
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        // A bullet that names nothing is left to the others (see `feed`); a character beyond
+        // ASCII may be a name or a space, and `feed` tells which.
+        let named = |title: &[u8]| title.iter().any(|&b| !is_ascii_space(b));
+        head.bytes.strip_prefix(BULLET.as_bytes()).is_some_and(named) || STARTS.test(head.unindented)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         let trimmed = ln.unindented;
-        if let Some(title) = text.strip_prefix("  \u{25cf} ")
+        if let Some(title) = text.strip_prefix(BULLET).map(trim)
             // A bullet that names nothing is some program's output, not a Jest failure.
-            && !title.trim().is_empty()
+            && !title.is_empty()
         {
             self.flush(sink);
-            let title = title.trim();
             if title == "Console" {
                 return true;
             }
@@ -78,16 +98,15 @@ impl Recogniser for Jest {
             return true;
         }
         if let Some(path) = trimmed.strip_prefix("FAIL ").or_else(|| trimmed.strip_prefix("PASS ")) {
-            let path = path.trim();
+            let path = trim(path);
             // Vitest's `FAIL  file > test` and `FAIL  file [ file ]` are not Jest's.
             if VITEST_TEST.find(path.as_bytes()).is_some() || path.ends_with(']') || path.is_empty() {
                 return false;
             }
             self.flush(sink);
-            let path = match DURATION.rfind(path.as_bytes()) {
-                Some(i) if path.ends_with(')') => &path[..i],
-                _ => path,
-            };
+            // Searched for only when the line ends as a duration does: most suite lines have none.
+            let duration = if path.ends_with(')') { duration_at(path) } else { None };
+            let path = duration.map_or(path, |i| &path[..i]);
             // One buffer for the run: a passing suite's line is no reason to allocate.
             let suite_file = self.suite_file.get_or_insert_with(String::new);
             suite_file.clear();
@@ -96,10 +115,10 @@ impl Recogniser for Jest {
         }
         if let Some(counts) = trimmed.strip_prefix("Tests:") {
             self.flush(sink);
-            let counts = parse_counts(counts.split(','));
-            let get = |k: &str| counts.iter().find(|(w, _)| *w == k).map_or(0, |(_, n)| *n);
-            let skipped = get("skipped").saturating_add(get("todo")).saturating_add(get("pending"));
-            sink.add_summary(TestSummary::new(get("passed"), get("failed"), skipped, get("total")));
+            let words = ["passed", "failed", "skipped", "todo", "pending", "total"];
+            let [passed, failed, skipped, todo, pending, total] = parse_counts(counts, b',', words);
+            let skipped = skipped.saturating_add(todo).saturating_add(pending);
+            sink.add_summary(TestSummary::new(passed, failed, skipped, total));
             return true;
         }
         if let Some(counts) = trimmed.strip_prefix("Test Suites:") {
@@ -107,7 +126,7 @@ impl Recogniser for Jest {
             suites_not_run(counts, sink);
             return true;
         }
-        if trimmed.starts_with("Summary of all failing tests") {
+        if trimmed.starts_with(SUMMARY) {
             self.flush(sink);
             return true;
         }
@@ -165,17 +184,35 @@ impl Recogniser for Jest {
     }
 }
 
+/// Where the last ` (` in a suite line's path is, which starts its duration (`src/a.test.js (5.1 s)`).
+/// A byte at a time from the end: the duration is a few bytes long, and a searcher costs more.
+fn duration_at(path: &str) -> Option<usize> {
+    let bytes = path.as_bytes();
+    let mut end = bytes.len();
+    while let Some(open) = bytes[..end].iter().rposition(|&b| b == b'(') {
+        if open > 0 && bytes[open - 1] == b' ' {
+            return Some(open - 1);
+        }
+        end = open;
+    }
+    None
+}
+
 /// `1 failed, 1 of 5 total`: Jest stopped (`--bail`) before running every test file; a complete
 /// run says `5 total`.
 fn suites_not_run(counts: &str, sink: &mut Sink) {
-    let mut parts: Vec<&str> = counts.split(',').collect();
-    let Some(last) = parts.pop() else { return };
-    let Some((ran, total)) = last.trim().strip_suffix(" total").and_then(|t| t.split_once(" of ")) else { return };
+    let (parts, last) = rsplit_once_ascii(counts, b',').unwrap_or(("", counts));
+    let Some(ran_of_total) = trim(last).strip_suffix(" total") else { return };
+    // A complete run says `N total`: no `of` to look for, and looking costs a searcher.
+    if !ran_of_total.contains(' ') {
+        return;
+    }
+    let Some((ran, total)) = ran_of_total.split_once(" of ") else { return };
     let (Ok(ran), Ok(total)) = (ran.trim().parse::<u64>(), total.trim().parse::<u64>()) else { return };
     if ran >= total {
         return;
     }
-    let failed = parse_counts(parts.into_iter()).iter().find(|(w, _)| *w == "failed").map_or(0, |(_, n)| *n);
+    let [failed] = parse_counts(parts, b',', ["failed"]);
     sink.stopped_early(bailed(
         failed,
         ("failed test file", "failed test files"),

@@ -8,6 +8,14 @@ use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name, strip_ansi_str};
 use serde::Deserialize;
 
+/// How a report on one line starts: its first key, `numFailedTestSuites` and the like.
+const START: &str = "{\"num";
+
+/// False when the line cannot be a report [`from_line`] reads.
+pub fn may_be_report(bytes: &[u8]) -> bool {
+    bytes.starts_with(START.as_bytes())
+}
+
 /// Larger files are not read: no real report comes near it, and memory must stay bounded.
 const MAX_REPORT_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -63,7 +71,7 @@ struct Location {
 
 /// A report printed on one stdout line (`jest --json`, `vitest --reporter=json`).
 pub fn from_line(text: &str) -> Option<Report> {
-    if !text.starts_with("{\"num") {
+    if !text.starts_with(START) {
         return None;
     }
     serde_json::from_str(text.trim_end()).ok()

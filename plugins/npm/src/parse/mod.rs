@@ -4,9 +4,18 @@
 //! its own lines, and [`NpmParser`] offers every line to them in turn until one takes it: npm's
 //! lines first (they also mark where one script's output ends), then one-line JSON reports, then
 //! Node's own crash reports and process warnings (whatever script ran node), then the bundlers
-//! (webpack, esbuild, Vite, Next.js), Prettier, tsc, ESLint, Jest, Vitest, Mocha and node:test. Each first checks a cheap prefix; a line none
-//! of them wants costs a few comparisons and no allocation. Recognisers keep only the block they
-//! are reading, never the lines they passed over.
+//! (webpack, esbuild, Vite, Next.js), Prettier, tsc, ESLint, Jest, Vitest, Mocha and node:test.
+//! Recognisers keep only the block they are reading, never the lines they passed over.
+//!
+//! Most lines mean nothing to any recogniser, so dispatch throws them away on their bytes, before
+//! they are decoded as text. A recogniser with a block open sees every line. The others are
+//! looked up by the line's first four bytes, and its first four after the indentation, in tables
+//! made at compile time from the prefixes each recogniser's lines start with ([`FILTERS`],
+//! [`Dispatch`]); the few whose prefixes start so then test the line's bytes themselves
+//! ([`Recogniser::may_start`]). The three whose lines no start tells (tsc, Node's crash headers,
+//! ESLint's file headers) test every line, called directly. A line none of them wants costs eight
+//! table loads and those three tests, and no allocation; only a line some recogniser may want is
+//! decoded, and offered to those recognisers alone.
 
 mod diff;
 mod esbuild;
@@ -42,18 +51,256 @@ pub struct Ln<'a> {
 }
 
 impl<'a> Ln<'a> {
-    fn new(text: &'a str, number: u64) -> Self {
-        let unindented = text.trim_start();
-        Ln { text, unindented, trimmed: unindented.trim_end(), number }
+    /// The line `head` read, as decoded into `text`.
+    fn new(text: &'a str, head: &Head<'_>, number: u64) -> Self {
+        // Valid text is the line's bytes themselves, borrowed: its indentation is the one `head`
+        // found.
+        let unindented = if std::ptr::eq(text.as_bytes(), head.bytes) {
+            &text[text.len() - head.unindented.len()..]
+        } else {
+            text.trim_start()
+        };
+        Ln { text, unindented, trimmed: trim(unindented), number }
     }
+}
+
+/// A line's bytes, as dispatch tests them before the line is decoded as text. A prefix test
+/// gives the same answer on the bytes as on the text: decoding only replaces invalid bytes,
+/// which no prefix holds.
+pub struct Head<'a> {
+    pub bytes: &'a [u8],
+    /// The bytes of [`Ln::unindented`].
+    pub unindented: &'a [u8],
+}
+
+impl<'a> Head<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        // Most lines start with neither whitespace nor a character beyond ASCII.
+        if bytes.first().is_some_and(u8::is_ascii_graphic) {
+            return Head { bytes, unindented: bytes };
+        }
+        let rest = match bytes.iter().position(|&b| !is_ascii_space(b)) {
+            Some(indent) => &bytes[indent..],
+            None => &[],
+        };
+        let unindented = if may_start_with_wide_space(rest) { trim_wide_space(rest) } else { rest };
+        Head { bytes, unindented }
+    }
+
+    /// Whether the line may be a one-line JSON report (ESLint's, Jest's, Vitest's), as far as its
+    /// first byte tells: the reports' own tests of it cost more.
+    fn may_be_json(&self) -> bool {
+        matches!(self.bytes.first(), Some(b'[' | b'{'))
+    }
+
+    /// Whether the line is empty or only whitespace (an empty [`Ln::trimmed`]).
+    fn is_blank(&self) -> bool {
+        self.unindented.is_empty()
+    }
+}
+
+/// Prefixes a recogniser's lines start with, by their first byte: most lines fail on that byte
+/// at the cost of one load, and the rest are compared only with the prefixes that start so,
+/// eight bytes at once.
+pub struct Starts {
+    prefixes: &'static [&'static str],
+    /// Each prefix's first eight bytes as a word, and the mask of the bytes it has there: a line's
+    /// first eight bytes are compared with it at once.
+    words: [(u64, u64); 16],
+    /// For each byte, the prefixes starting with it, one bit each by index.
+    by_first: [u16; 256],
+}
+
+impl Starts {
+    /// Fails to compile for an empty prefix (which every line would start with), for more than
+    /// 16, or for a NUL byte in the first eight of one (see [`first_word`]).
+    pub const fn new(prefixes: &'static [&'static str]) -> Self {
+        let mut by_first = [0; 256];
+        let mut words = [(0, 0); 16];
+        let mut i = 0;
+        while i < prefixes.len() {
+            let prefix = prefixes[i].as_bytes();
+            by_first[prefix[0] as usize] |= 1 << i;
+            let mut at = 0;
+            while at < prefix.len() && at < 8 {
+                assert!(prefix[at] != 0, "a prefix holds a NUL byte");
+                words[i].0 |= (prefix[at] as u64) << (8 * at);
+                words[i].1 |= 0xff << (8 * at);
+                at += 1;
+            }
+            i += 1;
+        }
+        Starts { prefixes, words, by_first }
+    }
+
+    /// Whether `bytes` starts with one of the prefixes.
+    pub fn test(&self, bytes: &[u8]) -> bool {
+        let Some(&first) = bytes.first() else { return false };
+        let mut candidates = self.by_first[usize::from(first)];
+        // Most lines stop here, before their first word is read.
+        if candidates == 0 {
+            return false;
+        }
+        let start = first_word(bytes);
+        while candidates != 0 {
+            let i = candidates.trailing_zeros() as usize;
+            let (word, mask) = self.words[i];
+            // A byte at a time past the first eight: a line that gets this far mostly matches, and a
+            // call to `memcmp` (what `starts_with` makes of a prefix of unknown length) costs more.
+            if start & mask == word
+                && self.prefixes[i].as_bytes().get(8..).is_none_or(|rest| {
+                    bytes.get(8..8 + rest.len()).is_some_and(|line| line.iter().zip(rest).all(|(b, p)| b == p))
+                })
+            {
+                return true;
+            }
+            candidates &= candidates - 1;
+        }
+        false
+    }
+}
+
+/// The first eight bytes of `bytes` as a word, the first the lowest; zeros past its end, which no
+/// prefix holds.
+fn first_word(bytes: &[u8]) -> u64 {
+    match bytes.first_chunk() {
+        Some(word) => u64::from_le_bytes(*word),
+        None => bytes.iter().rev().fold(0, |word, &b| word << 8 | u64::from(b)),
+    }
+}
+
+/// The ASCII characters `char::is_whitespace` takes, which `str::trim_start` removes
+/// (`u8::is_ascii_whitespace` leaves out the vertical tab).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r')
+}
+
+/// Whether `bytes` may start with whitespace beyond ASCII (U+0085, U+00A0, U+1680, U+2000 to
+/// U+205F, U+3000), judged on the lead bytes: such indentation is rare enough to decode.
+fn may_start_with_wide_space(bytes: &[u8]) -> bool {
+    matches!(bytes, [0xc2, 0x85 | 0xa0, ..] | [0xe1, 0x9a, ..] | [0xe2, 0x80 | 0x81, ..] | [0xe3, 0x80, ..])
+}
+
+/// `bytes` without the whitespace `str::trim_start` would remove, up to the first invalid byte.
+/// Cold: kept out of [`Head::new`], which every line passes through.
+#[cold]
+fn trim_wide_space(bytes: &[u8]) -> &[u8] {
+    let valid = bytes.utf8_chunks().next().map_or("", |chunk| chunk.valid());
+    &bytes[valid.len() - valid.trim_start().len()..]
 }
 
 /// One output format.
 trait Recogniser {
+    /// True while a block is open (or anything a line may end): every line is then offered.
+    fn is_open(&self) -> bool;
+    /// While no block is open: false when [`Recogniser::feed`] would neither take the line nor
+    /// change anything. On the line's bytes, before it is decoded, so a few byte comparisons.
+    fn may_start(&self, head: &Head<'_>) -> bool;
     /// Takes the line if it belongs to this format; false leaves it to the others.
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool;
     /// Reports the block being read: its output has ended.
     fn flush(&mut self, sink: &mut Sink);
+}
+
+/// Where a recogniser's lines may start, as far as their first bytes tell.
+enum Filter {
+    /// With one of these prefixes.
+    Line(&'static Starts),
+    /// With one of these prefixes after the indentation.
+    Unindented(&'static Starts),
+}
+
+/// Each tool recogniser's filter, by index; a recogniser may have several. Those whose lines may
+/// start anyhow (Node's crash headers, tsc, ESLint's file headers) have none: their own tests
+/// run on every line ([`NpmParser::starting_anywhere`]).
+const FILTERS: [(usize, Filter); 11] = [
+    (NODE_WARNING, Filter::Line(&node_warning::STARTS)),
+    (WEBPACK, Filter::Line(&webpack::STARTS)),
+    (ESBUILD, Filter::Line(&esbuild::STARTS)),
+    (VITE, Filter::Line(&vite::STARTS)),
+    (NEXT, Filter::Line(&next::STARTS)),
+    (PRETTIER, Filter::Line(&prettier::STARTS)),
+    (JEST, Filter::Unindented(&jest::BULLETS)),
+    (JEST, Filter::Unindented(&jest::STARTS)),
+    (VITEST, Filter::Unindented(&vitest::STARTS)),
+    (MOCHA, Filter::Unindented(&mocha::STARTS)),
+    (NODE_TEST, Filter::Unindented(&node_test::STARTS)),
+];
+
+/// Bytes at the start of a line that dispatch looks up: with four, most lines that share a first
+/// byte with a prefix (`Time:` and `Tests:`, `✓` and `✖`, which share a lead byte) already
+/// differ.
+const LOOKED_UP: usize = 4;
+
+/// The prefixes of one kind of [`Filter`] (the line's, or after its indentation), each with a
+/// bit of its own: a recogniser's bit would let any of its prefixes pass each byte, and one short
+/// prefix (node:test's `#`) would let all its lines through.
+struct Dispatch {
+    /// For each of the first bytes, and each value it may have, the prefixes that have it there
+    /// or end before it.
+    by_byte: [[u64; 256]; LOOKED_UP],
+    /// The index of each prefix's recogniser, by the prefix's bit.
+    owner: [u8; 64],
+}
+
+static LINE_DISPATCH: Dispatch = Dispatch::new(false);
+static UNINDENTED_DISPATCH: Dispatch = Dispatch::new(true);
+
+impl Dispatch {
+    /// Fails to compile for more than 64 prefixes.
+    const fn new(unindented: bool) -> Self {
+        let mut dispatch = Dispatch { by_byte: [[0; 256]; LOOKED_UP], owner: [0; 64] };
+        let mut bit = 0;
+        let mut i = 0;
+        while i < FILTERS.len() {
+            let starts = match (&FILTERS[i].1, unindented) {
+                (Filter::Line(starts), false) | (Filter::Unindented(starts), true) => Some(*starts),
+                _ => None,
+            };
+            if let Some(starts) = starts {
+                let mut p = 0;
+                while p < starts.prefixes.len() {
+                    dispatch.add(starts.prefixes[p].as_bytes(), bit, FILTERS[i].0);
+                    bit += 1;
+                    p += 1;
+                }
+            }
+            i += 1;
+        }
+        dispatch
+    }
+
+    const fn add(&mut self, prefix: &[u8], bit: usize, owner: usize) {
+        self.owner[bit] = owner as u8;
+        let mut at = 0;
+        while at < LOOKED_UP {
+            let mut byte = 0;
+            while byte < 256 {
+                if at >= prefix.len() || prefix[at] as usize == byte {
+                    self.by_byte[at][byte] |= 1 << bit;
+                }
+                byte += 1;
+            }
+            at += 1;
+        }
+    }
+
+    /// The recognisers one of whose prefixes `bytes` may start with, as far as its first bytes
+    /// tell (a line shorter than that, by the bytes it has), one bit each by index.
+    fn recognisers(&self, bytes: &[u8]) -> u16 {
+        let look_up = |bits, (&b, table): (&u8, &[u64; 256])| bits & table[usize::from(b)];
+        let mut prefixes = match bytes.first_chunk::<LOOKED_UP>() {
+            Some(start) => start.iter().zip(&self.by_byte).fold(u64::MAX, look_up),
+            None if bytes.is_empty() => 0,
+            None => bytes.iter().zip(&self.by_byte).fold(u64::MAX, look_up),
+        };
+        let mut recognisers = 0;
+        while prefixes != 0 {
+            recognisers |= 1 << self.owner[prefixes.trailing_zeros() as usize];
+            prefixes &= prefixes - 1;
+        }
+        recognisers
+    }
 }
 
 pub struct NpmParser {
@@ -74,13 +321,36 @@ pub struct NpmParser {
     mocha: mocha::Mocha,
     node_test: node_test::NodeTest,
     reports: Vec<json_report::Report>,
+    /// The recognisers with a block open ([`Recogniser::is_open`]), one bit each by index: kept
+    /// up to date after each call that may change it, rather than asked of all on every line.
+    open: u16,
+    /// The recognisers fed since they were last flushed, one bit each by index: a flush changes
+    /// nothing in a recogniser just flushed (nor in one never fed), and npm's lines, which flush
+    /// them all, come several in a row.
+    unflushed: u16,
     /// A parser of one format (`formats = ["tsc"]` in a config file): the index of its
-    /// recogniser in [`NpmParser::recognisers`]; None reads everything.
+    /// recogniser (see [`NpmParser::recogniser`]); None reads everything.
     only: Option<usize>,
 }
 
+/// Each tool recogniser's index: the order a line is offered to them, and its bit in masks of
+/// them.
+const NODE_CRASH: usize = 0;
+const NODE_WARNING: usize = 1;
+const WEBPACK: usize = 2;
+const ESBUILD: usize = 3;
+const VITE: usize = 4;
+const NEXT: usize = 5;
+const PRETTIER: usize = 6;
+const TSC: usize = 7;
+const ESLINT: usize = 8;
+const JEST: usize = 9;
+const VITEST: usize = 10;
+const MOCHA: usize = 11;
+const NODE_TEST: usize = 12;
+
 /// The formats a tool defined in a config file can name: (name, description, index of the
-/// recogniser in [`NpmParser::recognisers`]).
+/// recogniser).
 ///
 /// npm's own `npm error` / `npm warn` lines belong to none of them: such a tool usually runs the
 /// program itself (`npx eslint .`), where npm prints nothing, and when it runs `npm run lint` the
@@ -88,18 +358,18 @@ pub struct NpmParser {
 /// Those lines reach the recogniser like any other and it leaves them, as every recogniser
 /// leaves lines that are not its format.
 pub const FORMATS: [(&str, &str, usize); 12] = [
-    ("node-crash", "Node.js uncaught exception", 0),
-    ("webpack", "webpack build errors", 2),
-    ("esbuild", "esbuild errors and warnings", 3),
-    ("vite", "Vite/Rollup build errors", 4),
-    ("next", "next build errors", 5),
-    ("prettier", "Prettier --check report", 6),
-    ("tsc", "TypeScript compiler (tsc)", 7),
+    ("node-crash", "Node.js uncaught exception", NODE_CRASH),
+    ("webpack", "webpack build errors", WEBPACK),
+    ("esbuild", "esbuild errors and warnings", ESBUILD),
+    ("vite", "Vite/Rollup build errors", VITE),
+    ("next", "next build errors", NEXT),
+    ("prettier", "Prettier --check report", PRETTIER),
+    ("tsc", "TypeScript compiler (tsc)", TSC),
     ("eslint", "ESLint report (stylish or JSON)", ESLINT),
     ("jest", "Jest test report", JEST),
     ("vitest", "Vitest test report", VITEST),
-    ("mocha", "Mocha test report (spec)", 11),
-    ("node-test", "node --test report (spec or TAP)", 12),
+    ("mocha", "Mocha test report (spec)", MOCHA),
+    ("node-test", "node --test report (spec or TAP)", NODE_TEST),
 ];
 
 impl NpmParser {
@@ -123,6 +393,8 @@ impl NpmParser {
             mocha: mocha::Mocha::default(),
             node_test: node_test::NodeTest::default(),
             reports: Vec::new(),
+            open: 0,
+            unflushed: 0,
             only: None,
         }
     }
@@ -138,97 +410,156 @@ impl NpmParser {
         self.only.is_none_or(|i| i == JEST || i == VITEST)
     }
 
-    /// The sink and every tool recogniser, in the order a line is offered to them.
-    fn recognisers(&mut self) -> (&mut Sink, [&mut dyn Recogniser; 13]) {
-        let NpmParser {
-            sink,
-            node_crash,
-            node_warning,
-            webpack,
-            esbuild,
-            vite,
-            next,
-            prettier,
-            tsc,
-            eslint,
-            jest,
-            vitest,
-            mocha,
-            node_test,
-            ..
-        } = self;
-        let recognisers: [&mut dyn Recogniser; 13] = [
-            node_crash,
-            node_warning,
-            webpack,
-            esbuild,
-            vite,
-            next,
-            prettier,
-            tsc,
-            eslint,
-            jest,
-            vitest,
-            mocha,
-            node_test,
-        ];
-        (sink, recognisers)
+    /// The sink and the tool recogniser at `index`.
+    fn recogniser(&mut self, index: usize) -> (&mut Sink, &mut dyn Recogniser) {
+        let recogniser: &mut dyn Recogniser = match index {
+            NODE_CRASH => &mut self.node_crash,
+            NODE_WARNING => &mut self.node_warning,
+            WEBPACK => &mut self.webpack,
+            ESBUILD => &mut self.esbuild,
+            VITE => &mut self.vite,
+            NEXT => &mut self.next,
+            PRETTIER => &mut self.prettier,
+            TSC => &mut self.tsc,
+            ESLINT => &mut self.eslint,
+            JEST => &mut self.jest,
+            VITEST => &mut self.vitest,
+            MOCHA => &mut self.mocha,
+            _ => &mut self.node_test,
+        };
+        (&mut self.sink, recogniser)
     }
 
-    /// Offers the line to the tool recognisers in turn (or to the one format read); true when
-    /// one took it.
-    fn offer(&mut self, ln: &Ln<'_>) -> bool {
-        let only = self.only;
-        let (sink, recognisers) = self.recognisers();
-        match only {
-            Some(index) => recognisers.into_iter().nth(index).is_some_and(|r| r.feed(ln, sink)),
-            None => recognisers.into_iter().any(|r| r.feed(ln, sink)),
+    /// The tool recognisers that may want the line, one bit each by index: the open ones, and
+    /// those whose lines may start so.
+    fn candidates(&self, head: &Head<'_>) -> u16 {
+        let by_start = LINE_DISPATCH.recognisers(head.bytes) | UNINDENTED_DISPATCH.recognisers(head.unindented);
+        let mut starting = by_start & !self.open;
+        let mut candidates = self.open | self.starting_anywhere(head);
+        while starting != 0 {
+            let index = starting.trailing_zeros() as usize;
+            starting &= starting - 1;
+            if self.may_start(index, head) {
+                candidates |= 1 << index;
+            }
         }
+        candidates
+    }
+
+    /// The recognisers no first bytes rule out that may start on the line, one bit each by index.
+    /// Asked of every line, so called directly rather than in the loop over those the first bytes
+    /// allow; an open one's answer does not matter, as it is offered the line anyway.
+    fn starting_anywhere(&self, head: &Head<'_>) -> u16 {
+        u16::from(self.node_crash.may_start(head)) << NODE_CRASH
+            | u16::from(self.eslint.may_start(head)) << ESLINT
+            | u16::from(self.tsc.may_start(head)) << TSC
+    }
+
+    /// [`Recogniser::may_start`] of the recogniser at `index`, called on its type: asked several
+    /// times a line, a call through `dyn` cost as much as the test.
+    fn may_start(&self, index: usize, head: &Head<'_>) -> bool {
+        match index {
+            NODE_CRASH => self.node_crash.may_start(head),
+            NODE_WARNING => self.node_warning.may_start(head),
+            WEBPACK => self.webpack.may_start(head),
+            ESBUILD => self.esbuild.may_start(head),
+            VITE => self.vite.may_start(head),
+            NEXT => self.next.may_start(head),
+            PRETTIER => self.prettier.may_start(head),
+            TSC => self.tsc.may_start(head),
+            ESLINT => self.eslint.may_start(head),
+            JEST => self.jest.may_start(head),
+            VITEST => self.vitest.may_start(head),
+            MOCHA => self.mocha.may_start(head),
+            _ => self.node_test.may_start(head),
+        }
+    }
+
+    /// Offers the line to the `candidates` in turn; true when one took it.
+    fn offer(&mut self, ln: &Ln<'_>, mut candidates: u16) -> bool {
+        while candidates != 0 {
+            let index = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            self.unflushed |= 1 << index;
+            let (sink, recogniser) = self.recogniser(index);
+            let took = recogniser.feed(ln, sink);
+            let open = recogniser.is_open();
+            self.set_open(index, open);
+            if took {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn set_open(&mut self, index: usize, open: bool) {
+        self.open = self.open & !(1 << index) | u16::from(open) << index;
     }
 
     /// A parser of one format: its JSON form, then its recogniser.
-    fn feed_format(&mut self, index: usize, ln: &Ln<'_>) {
-        let text = ln.text;
-        if index == ESLINT && text.starts_with('[') && eslint::feed_json(ln, &mut self.sink) {
+    fn feed_format(&mut self, index: usize, line: Line<'_>) {
+        let head = Head::new(line.bytes);
+        let json = match index {
+            ESLINT => eslint::may_be_json(head.bytes),
+            JEST | VITEST => json_report::may_be_report(head.bytes),
+            _ => false,
+        };
+        let candidates = self.candidates(&head) & 1 << index;
+        if !json && candidates == 0 {
+            return;
+        }
+        let text = line.text();
+        let ln = Ln::new(&text, &head, line.number);
+        if index == ESLINT && eslint::feed_json(&ln, &mut self.sink) {
             return;
         }
         if (index == JEST || index == VITEST)
-            && text.starts_with('{')
-            && let Some(report) = json_report::from_line(text)
+            && let Some(report) = json_report::from_line(&text)
         {
             self.reports.push(report);
             return;
         }
-        self.offer(ln);
+        self.offer(&ln, candidates);
     }
 
     fn flush_tools(&mut self) {
-        let (sink, recognisers) = self.recognisers();
-        for recogniser in recognisers {
+        let mut unflushed = std::mem::take(&mut self.unflushed);
+        while unflushed != 0 {
+            let index = unflushed.trailing_zeros() as usize;
+            unflushed &= unflushed - 1;
+            let (sink, recogniser) = self.recogniser(index);
             recogniser.flush(sink);
+            let open = recogniser.is_open();
+            self.set_open(index, open);
         }
     }
 }
 
 impl Parser for NpmParser {
     fn feed(&mut self, line: Line<'_>) {
-        let text = line.text();
-        let ln = Ln::new(&text, line.number);
         if let Some(index) = self.only {
-            self.feed_format(index, &ln);
+            self.feed_format(index, line);
             return;
         }
-        let prev_blank = std::mem::replace(&mut self.prev_blank, ln.trimmed.is_empty());
-        if text.starts_with("npm ") || text.starts_with("> ") || text.starts_with("sh: ") {
-            // npm's lines come after a script's output (or before the next one's): its blocks end.
-            if self.npm.feed(&ln, prev_blank, &mut self.sink) {
-                self.flush_tools();
-                return;
-            }
-        } else {
+        let head = Head::new(line.bytes);
+        let prev_blank = std::mem::replace(&mut self.prev_blank, head.is_blank());
+        let npm_line = npm::may_be_npm(&head);
+        if !npm_line {
             self.npm.flush(&mut self.sink);
         }
-        if text.starts_with('[') || text.starts_with('{') {
+        let json = head.may_be_json() && (eslint::may_be_json(head.bytes) || json_report::may_be_report(head.bytes));
+        let candidates = self.candidates(&head);
+        if !(npm_line || json || candidates != 0) {
+            return;
+        }
+        let text = line.text();
+        let ln = Ln::new(&text, &head, line.number);
+        // npm's lines come after a script's output (or before the next one's): its blocks end.
+        if npm_line && self.npm.feed(&ln, prev_blank, &mut self.sink) {
+            self.flush_tools();
+            return;
+        }
+        if json {
             if eslint::feed_json(&ln, &mut self.sink) {
                 return;
             }
@@ -237,7 +568,7 @@ impl Parser for NpmParser {
                 return;
             }
         }
-        self.offer(&ln);
+        self.offer(&ln, candidates);
     }
 
     fn finish(&mut self, end: &RunEnd) -> ParseResult {
@@ -260,11 +591,6 @@ impl Parser for NpmParser {
         }
     }
 }
-
-/// Indices in [`NpmParser::recognisers`] of the formats that also come as JSON.
-const ESLINT: usize = 8;
-const JEST: usize = 9;
-const VITEST: usize = 10;
 
 /// The root package.json's `workspaces` (an array, or `{"packages": [...]}`); empty when there
 /// is none. Read once, when the parser is made, to place workspace folders (see [`Sink`]).
@@ -292,14 +618,60 @@ fn bailed(failed: u64, failed_unit: (&str, &str), not_run: u64, unit: (&str, &st
     format!("bailed after {}; {not_run} not run; rerun without --bail", count_of(failed, failed_unit.0, failed_unit.1))
 }
 
-/// `N word` items (`3 failed`, ` 7 passed`) as (word, N); others are skipped.
-fn parse_counts<'a>(parts: impl Iterator<Item = &'a str>) -> Vec<(&'a str, u64)> {
-    parts
-        .filter_map(|part| {
-            let (n, word) = part.trim().split_once(' ')?;
-            Some((word.trim(), n.parse().ok()?))
-        })
-        .collect()
+/// The N of the first `N word` item (`3 failed`, ` 7 passed`) for each of `words`, 0 for a word
+/// no item has; other items are skipped. Read in one pass, into an array, and split and trimmed a
+/// byte at a time: a summary line comes with every test file, and `str`'s searches and trims cost
+/// more than its short items.
+fn parse_counts<const W: usize>(items: &str, separator: u8, words: [&str; W]) -> [u64; W] {
+    let mut counts = [None; W];
+    for item in split_ascii(items, separator) {
+        let Some((n, word)) = split_once_ascii(trim(item), b' ') else { continue };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        let word = trim(word);
+        if let Some(i) = words.iter().position(|w| *w == word) {
+            counts[i].get_or_insert(n);
+        }
+    }
+    counts.map(|n| n.unwrap_or(0))
+}
+
+/// `text.split(separator)` for an ASCII separator.
+fn split_ascii(text: &str, separator: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let text = rest.take()?;
+        let Some((item, after)) = split_once_ascii(text, separator) else { return Some(text) };
+        rest = Some(after);
+        Some(item)
+    })
+}
+
+/// `text.split_once(separator)` for an ASCII separator.
+fn split_once_ascii(text: &str, separator: u8) -> Option<(&str, &str)> {
+    let at = text.bytes().position(|b| b == separator)?;
+    Some((&text[..at], &text[at + 1..]))
+}
+
+/// `text.rsplit_once(separator)` for an ASCII separator: `str`'s costs more than the few bytes
+/// it looks at on a summary line or a banner.
+fn rsplit_once_ascii(text: &str, separator: u8) -> Option<(&str, &str)> {
+    let at = text.bytes().rposition(|b| b == separator)?;
+    Some((&text[..at], &text[at + 1..]))
+}
+
+/// `text.trim()`, a byte at a time while the ends are ASCII: `str::trim` decodes every character
+/// it looks at.
+fn trim(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    // Most text neither starts nor ends with whitespace.
+    if bytes.first().is_some_and(u8::is_ascii_graphic) && bytes.last().is_some_and(u8::is_ascii_graphic) {
+        return text;
+    }
+    let start = bytes.iter().position(|&b| !is_ascii_space(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|&b| !is_ascii_space(b)).map_or(start, |last| last + 1);
+    let trimmed = &text[start..end];
+    let wide = |b: Option<&u8>| b.is_some_and(|b| !b.is_ascii());
+    if wide(trimmed.as_bytes().first()) || wide(trimmed.as_bytes().last()) { trimmed.trim() } else { trimmed }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //!
 //! Next 16 prints its type check as plain tsc output, which the tsc recogniser reads.
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange};
 
@@ -27,10 +27,24 @@ pub struct Next {
     open: Option<Diagnostic>,
 }
 
+const WEBPACK_FAILED: &str = "Failed to compile.";
+const TURBOPACK_FAILED: &str = "Error: Turbopack build failed with ";
+
+/// How the lines that start a block begin.
+pub const STARTS: Starts = Starts::new(&[WEBPACK_FAILED, TURBOPACK_FAILED]);
+
 impl Recogniser for Next {
+    fn is_open(&self) -> bool {
+        self.active
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.bytes)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
-        if text == "Failed to compile." || (text.starts_with("Error: Turbopack build failed with ")) {
+        if text == WEBPACK_FAILED || text.starts_with(TURBOPACK_FAILED) {
             self.flush(sink);
             self.active = true;
             return true;

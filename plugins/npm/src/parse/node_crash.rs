@@ -25,7 +25,7 @@
 //! The header and the source line could be anything, so they are watched without being taken;
 //! the block is only claimed from the caret line on.
 
-use super::{Ln, Recogniser, frames};
+use super::{Head, Ln, Recogniser, frames};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
 
@@ -73,6 +73,15 @@ struct Block {
 }
 
 impl Recogniser for NodeCrash {
+    fn is_open(&self) -> bool {
+        !matches!(self.state, State::Idle)
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        // A header ends with its line number.
+        head.bytes.last().is_some_and(u8::is_ascii_digit)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         match std::mem::take(&mut self.state) {

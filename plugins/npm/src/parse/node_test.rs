@@ -10,7 +10,7 @@
 //! for a failure with the error indented below it, and repeats the failures after
 //! `✖ failing tests:`, which are not read again.
 
-use super::{Ln, Recogniser, frames};
+use super::{Head, Ln, Recogniser, Starts, frames};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::occurrences;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
@@ -58,7 +58,20 @@ struct Failure {
     key: Option<String>,
 }
 
+/// How TAP's and spec's lines start: comments (`# Subtest:`, `# tests 3`), results, the version,
+/// and spec's suites, failures and counts.
+pub const STARTS: Starts =
+    Starts::new(&["#", "ok ", "not ok ", "TAP version 1", "\u{25b6} ", "\u{2716} ", "\u{2139} "]);
+
 impl Recogniser for NodeTest {
+    fn is_open(&self) -> bool {
+        self.failure.is_some()
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.unindented)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let trimmed = ln.unindented;
         let indent = ln.text.len() - trimmed.len();

@@ -10,7 +10,7 @@
 //! `MaxListenersExceededWarning` about its code. Each process prints its own, so a runner's
 //! workers repeat them with other pids; the pid is left out so the sink drops repeats.
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
 
@@ -20,7 +20,18 @@ pub struct NodeWarning {
     after_warning: bool,
 }
 
+/// How the lines that start a block begin.
+pub const STARTS: Starts = Starts::new(&["(node:"]);
+
 impl Recogniser for NodeWarning {
+    fn is_open(&self) -> bool {
+        self.after_warning
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.bytes)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if self.after_warning {

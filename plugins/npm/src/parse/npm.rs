@@ -7,7 +7,7 @@
 //! output carries the real errors; it still tells which folder a workspace is in. Warnings
 //! continue over several lines when npm indents them or leaves them open (`... allowScripts:`).
 
-use super::Ln;
+use super::{Head, Ln, Starts, rsplit_once_ascii};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
 
@@ -46,6 +46,13 @@ struct Block {
     in_usage: bool,
     start: u64,
     end: u64,
+}
+
+/// Lines npm (or the shell it runs scripts in) prints start so: the rest never reach
+/// [`Npm::feed`].
+pub fn may_be_npm(head: &Head<'_>) -> bool {
+    static STARTS: Starts = Starts::new(&["npm ", "> ", "sh: "]);
+    STARTS.test(head.bytes)
 }
 
 impl Npm {
@@ -89,8 +96,14 @@ impl Npm {
     }
 
     pub fn flush(&mut self, sink: &mut Sink) {
-        self.end_error(sink);
-        self.end_warning(sink);
+        // Every line that is not npm's comes here, and almost always finds nothing open: the
+        // test is cheaper than taking each block out to find it empty.
+        if self.error.is_some() {
+            self.end_error(sink);
+        }
+        if self.warning.is_some() {
+            self.end_warning(sink);
+        }
     }
 
     fn error_line(&mut self, message: &str, number: u64, sink: &mut Sink) {
@@ -290,7 +303,7 @@ fn banner_id(text: &str) -> Option<&str> {
     if rest.is_empty() || rest.starts_with(' ') {
         return None;
     }
-    match rest.rsplit_once(' ') {
+    match rsplit_once_ascii(rest, b' ') {
         // A scoped name starts with `@`; the version follows the last one.
         Some((id, _event)) if id.trim_start_matches('@').contains('@') => Some(id),
         Some(_) => None,

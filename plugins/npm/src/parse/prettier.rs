@@ -3,7 +3,7 @@
 //! cannot parse, `[error] path: SyntaxError: message (line:col)` with its code frame on
 //! `[error]` lines below.
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange};
 
@@ -13,10 +13,24 @@ pub struct Prettier {
     open: Option<Diagnostic>,
 }
 
+const ERROR: &str = "[error] ";
+const WARN: &str = "[warn] ";
+
+/// How the lines that start a block begin.
+pub const STARTS: Starts = Starts::new(&[ERROR, WARN]);
+
 impl Recogniser for Prettier {
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.bytes)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
-        if let Some(rest) = text.strip_prefix("[error] ") {
+        if let Some(rest) = text.strip_prefix(ERROR) {
             if let Some(open) = &mut self.open
                 && is_frame_line(rest)
             {
@@ -33,7 +47,7 @@ impl Recogniser for Prettier {
             return true;
         }
         self.flush(sink);
-        let Some(path) = text.strip_prefix("[warn] ").map(str::trim) else { return false };
+        let Some(path) = text.strip_prefix(WARN).map(str::trim) else { return false };
         // Prettier's own notices are sentences; a file is a path.
         if path.is_empty() || path.starts_with("Code style issues") || path.contains(": ") || path.ends_with('.') {
             return false;

@@ -21,9 +21,10 @@ fn severity_word(severity: Severity) -> &'static str {
     }
 }
 
-/// A package whose scripts printed output (its id from the banner, `web@1.0.0`, is its key in
-/// [`Sink::package_ids`]): once known, its absolute folder.
+/// A package whose scripts printed output: its id from the banner (`web@1.0.0`, also its key in
+/// [`Sink::package_ids`]) and, once known, its absolute folder.
 struct Package {
+    id: String,
     location: Option<String>,
 }
 
@@ -134,6 +135,10 @@ impl Sink {
 
     /// npm's banner: the output that follows comes from the scripts of package `id`.
     pub fn enter_package(&mut self, id: &str) {
+        // A script run again prints the same banner: no need to look its id up again.
+        if self.current.is_some_and(|i| self.packages[i].id == id) {
+            return;
+        }
         self.current = Some(self.package_index(id));
     }
 
@@ -157,8 +162,13 @@ impl Sink {
     }
 
     fn package_index(&mut self, id: &str) -> usize {
+        // Every banner comes here, and a script that runs often prints the same one: a known id
+        // is no reason to allocate.
+        if let Some(&index) = self.package_ids.get(id) {
+            return index;
+        }
         *self.package_ids.entry(id.to_string()).or_insert_with(|| {
-            self.packages.push(Package { location: None });
+            self.packages.push(Package { id: id.to_string(), location: None });
             self.packages.len() - 1
         })
     }

@@ -7,7 +7,7 @@
 //! which are not errors and are never matched here. Errors without a file
 //! (`error TS5058: ...`) come from the command line or tsconfig.
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::occurrences;
 use buildvise_plugin_api::{Diagnostic, Severity};
@@ -27,6 +27,54 @@ fn has_code(text: &str) -> bool {
         // `is_numeric`: the regexes' `\d` takes any Unicode digit.
         (before.ends_with("error") || before.ends_with("warning")) && text[at + 3..].starts_with(char::is_numeric)
     })
+}
+
+/// [`has_code`] on bytes, for every line before it is decoded: a severity, then ` TS`.
+fn may_have_code(bytes: &[u8]) -> bool {
+    bytes.len() >= SHORTEST.len() && holds_ts(bytes) && severity_before_ts(bytes)
+}
+
+/// The shortest line [`may_have_code`] takes.
+const SHORTEST: &str = "error TS";
+
+/// Whether a `TS` in `bytes` follows a severity. Cold: kept out of [`holds_ts`]'s way.
+#[cold]
+fn severity_before_ts(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'T', bytes).any(|t| {
+        let before = &bytes[..t];
+        bytes.get(t + 1) == Some(&b'S') && (before.ends_with(b"error ") || before.ends_with(b"warning "))
+    })
+}
+
+/// Whether `bytes` holds `TS`, which most lines do not (many hold a `T`). Eight pairs of adjacent
+/// bytes at a time: on a line of a few dozen bytes, memchr spends more choosing its SIMD width
+/// than this spends searching.
+fn holds_ts(bytes: &[u8]) -> bool {
+    let Some(last) = bytes.len().checked_sub(9) else { return bytes.windows(2).any(|pair| pair == b"TS") };
+    let mut at = 0;
+    while at < last {
+        if window_holds_ts(&bytes[at..]) {
+            return true;
+        }
+        at += 8;
+    }
+    // The last nine bytes, which may overlap the window before: a pair found twice is still found.
+    window_holds_ts(&bytes[last..])
+}
+
+/// Whether one of the eight pairs of adjacent bytes that `bytes` starts with is `TS`; false when it
+/// is shorter than nine bytes.
+fn window_holds_ts(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    let Some((firsts, seconds)) = bytes.first_chunk::<8>().zip(bytes.get(1..).and_then(<[u8]>::first_chunk::<8>))
+    else {
+        return false;
+    };
+    // A byte of `ts` is 0 where there is a `T`, then where there is a `TS`.
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & ONES << 7 != 0;
+    let ts = u64::from_ne_bytes(*firsts) ^ (ONES * u64::from(b'T'));
+    // Most lines hold no `T`, and those are told by the first half of the test.
+    has_zero(ts) && has_zero(ts | (u64::from_ne_bytes(*seconds) ^ (ONES * u64::from(b'S'))))
 }
 
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| {
@@ -52,6 +100,14 @@ pub struct Tsc {
 }
 
 impl Recogniser for Tsc {
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        may_have_code(head.bytes)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if let Some((diagnostic, indent)) = &mut self.open {

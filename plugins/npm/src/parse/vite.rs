@@ -16,7 +16,7 @@
 //! Columns are counted from 0 except in Rolldown's frame. Rolldown may list several errors
 //! (`Build failed with 2 errors:`), each starting at an unindented line after a blank one.
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
 
@@ -46,10 +46,23 @@ struct Error {
     transform: bool,
 }
 
+const HEADER: &str = "error during build:";
+
+/// How the lines that start a block begin.
+pub const STARTS: Starts = Starts::new(&[HEADER]);
+
 impl Recogniser for Vite {
+    fn is_open(&self) -> bool {
+        self.block.is_some()
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.bytes)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
-        if text.strip_prefix("error during build:").is_some_and(|rest| rest.trim_end().is_empty()) {
+        if text.strip_prefix(HEADER).is_some_and(|rest| rest.trim_end().is_empty()) {
             self.flush(sink);
             self.block = Some(Block { start: ln.number, end: ln.number, prev_blank: true, ..Block::default() });
             return true;

@@ -9,7 +9,7 @@
 //! headline ([`Diff`]). Vitest prints nothing when `--bail` stops it, but its counts show it:
 //! a total above failed + passed + skipped + todo (`Test Files  1 failed (4)`) is what never ran.
 
-use super::{Ln, Recogniser, bailed, frames, parse_counts};
+use super::{Head, Ln, Recogniser, Starts, bailed, frames, parse_counts};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary};
@@ -56,7 +56,33 @@ impl Default for Vitest {
     }
 }
 
+/// How the lines read outside a block start: a section's separator, a header, the RUN line, the
+/// counts, the rest of the summary, and the tree's failed tests with their messages.
+pub const STARTS: Starts = Starts::new(&[
+    "\u{23af}",
+    "FAIL ",
+    "RUN  v",
+    "Tests  ",
+    "Test Files  ",
+    SUMMARY_LINES[0],
+    SUMMARY_LINES[1],
+    SUMMARY_LINES[2],
+    SUMMARY_LINES[3],
+    SUMMARY_LINES[4],
+    "\u{00d7} ",
+    "\u{2192} ",
+]);
+
 impl Recogniser for Vitest {
+    fn is_open(&self) -> bool {
+        // In the unhandled errors' section, any line may start a block.
+        self.block.is_some() || self.section == Section::Errors
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.unindented)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let trimmed = ln.trimmed;
         if let Some(title) = trimmed.strip_prefix('\u{23af}') {
@@ -238,9 +264,8 @@ fn summary(counts: &str) -> TestSummary {
         Some((parts, total)) => (parts, total.trim_end_matches(')').trim().parse::<u64>().ok()),
         None => (counts, None),
     };
-    let counts = parse_counts(parts.split('|'));
-    let get = |k: &str| counts.iter().find(|(w, _)| *w == k).map_or(0, |(_, n)| *n);
-    let (passed, failed, skipped) = (get("passed"), get("failed"), get("skipped").saturating_add(get("todo")));
+    let [passed, failed, skipped, todo] = parse_counts(parts, b'|', ["passed", "failed", "skipped", "todo"]);
+    let skipped = skipped.saturating_add(todo);
     TestSummary::new(passed, failed, skipped, total.unwrap_or(passed.saturating_add(failed).saturating_add(skipped)))
 }
 

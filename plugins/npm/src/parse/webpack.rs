@@ -17,7 +17,7 @@
 //! A block ends at a blank line; `Module build failed (from loader):` gives way to the loader's
 //! own error on the next line.
 
-use super::{Ln, Recogniser};
+use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange, Severity};
 
@@ -33,13 +33,27 @@ struct Block {
     build_failed: bool,
 }
 
+const ERROR: &str = "ERROR in ";
+const WARNING: &str = "WARNING in ";
+
+/// How the lines that start a block begin.
+pub const STARTS: Starts = Starts::new(&[ERROR, WARNING]);
+
 impl Recogniser for Webpack {
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn may_start(&self, head: &Head<'_>) -> bool {
+        STARTS.test(head.bytes)
+    }
+
     fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         let header = text
-            .strip_prefix("ERROR in ")
+            .strip_prefix(ERROR)
             .map(|rest| (Severity::Error, rest))
-            .or_else(|| text.strip_prefix("WARNING in ").map(|rest| (Severity::Warning, rest)));
+            .or_else(|| text.strip_prefix(WARNING).map(|rest| (Severity::Warning, rest)));
         if let Some((severity, rest)) = header {
             self.flush(sink);
             self.open = Some(Block::new(severity, rest.trim(), ln.number));
