@@ -141,4 +141,10 @@ fn a_tool_whose_program_is_missing_is_not_listed_and_says_what_to_install() {
         exec.stderr.contains("python.mypy cannot run here: `mypy` is not on PATH; install it to use python.mypy"),
         "{exec}"
     );
+
+    // The manifest that said so is kept, but only while PATH is as it was: installed since, the
+    // program's tool is listed at once.
+    std::fs::write(nowhere.join("mypy"), "#!/bin/sh\n").expect("a mypy on PATH");
+    let list = run_command(sb.command(["list"]).env("PATH", &nowhere));
+    assert!(list.text().lines().any(|l| l.starts_with("python.mypy ")), "{list}");
 }

@@ -142,7 +142,7 @@ impl App {
             (stored, bytes) = self
                 .store
                 .reader(&run.id)
-                .and_then(|r| Ok((r.count(StreamFilter::Both)?, r.bytes())))
+                .and_then(|mut r| Ok((r.count(StreamFilter::Both)?, r.bytes())))
                 .unwrap_or((0, 0));
             meta.notes.push(format!(
                 "only the first {stored} of {lines} lines could be stored; the diagnostics cover them all: {}",

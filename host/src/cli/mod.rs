@@ -144,18 +144,12 @@ fn app(cli: &Cli, config: Config, guard: bool) -> anyhow::Result<App> {
 fn app_loading(cli: &Cli, config: Config, guard: bool, loading: Loading) -> anyhow::Result<App> {
     let mut dirs = cli.plugin_dir.clone();
     dirs.extend(config.plugin_dirs.iter().cloned());
+    // Started first, since it starts beside what follows.
+    let guard = if guard { std::env::current_exe().ok().map(|exe| Guard::start(&exe)) } else { None };
     let root = Store::default_root();
     let store = Store::open(&root)?;
     let registry = Registry::discover(&dirs, Some(root.join(plugins::cache::FILE)), loading);
-    let guard = if guard { start_guard() } else { None };
     Ok(App::new(registry, store, config, guard))
-}
-
-fn start_guard() -> Option<Guard> {
-    let exe = std::env::current_exe().ok()?;
-    Guard::start(&exe)
-        .map_err(|e| tracing::warn!("cannot start the guard process; runs will outlive buildvise if it is killed: {e}"))
-        .ok()
 }
 
 fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {

@@ -8,9 +8,11 @@
 //! manifest differently. Anything else, an unreadable or damaged cache included, means loading
 //! the library as if there were no cache.
 //!
-//! A manifest is the library's, except for the tools it marks unavailable for what it found
-//! around it (a program not on PATH): the registry keeps no manifest that marks one, so that a
-//! program installed since is seen at once.
+//! A manifest that marks a tool unavailable (its program not on PATH) is kept too, with what it
+//! was decided from: PATH, and each of its directories as it was. Installing or removing a
+//! program changes its directory, so such a manifest is reused only while nothing on PATH
+//! changed, and a program installed since is seen at once. Without this, every command on a
+//! machine lacking one of the generic plugin's programs (most machines) loaded that library.
 //!
 //! The cache decides nothing about trust: it lives in the operator's store, names only libraries
 //! found in the operator's plugin directories, and the code that runs is loaded from that same
@@ -20,8 +22,10 @@ use crate::store::files;
 use buildvise_plugin_api::Manifest;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The cache's file name in the store's root.
 pub const FILE: &str = "plugin-manifests.json";
@@ -62,42 +66,68 @@ struct Entry {
     path: PathBuf,
     stamp: Stamp,
     manifest: Manifest,
+    /// For a manifest that marks a tool unavailable: PATH when it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    around: Option<PathStamp>,
+}
+
+/// PATH's directories, in order, each with its stamp (None where it cannot be read).
+type PathStamp = Vec<(String, Option<Stamp>)>;
+
+fn path_stamp(path: Option<&OsString>) -> PathStamp {
+    let dirs = path.map(std::env::split_paths).into_iter().flatten();
+    dirs.map(|dir| (dir.to_string_lossy().into_owned(), Stamp::of(&dir))).collect()
 }
 
 /// The manifests read from the store, and those this process learned.
 pub struct ManifestCache {
     file: Option<PathBuf>,
     host: Option<Stamp>,
-    known: HashMap<PathBuf, (Stamp, Manifest)>,
+    known: HashMap<PathBuf, Entry>,
     /// What this process found, in order: written back when it differs from what was read.
     seen: Vec<Entry>,
     changed: bool,
+    path: Option<OsString>,
+    /// PATH's stamp, taken once, when a manifest needs it.
+    around: OnceLock<PathStamp>,
 }
 
 impl ManifestCache {
     /// The cache kept in `file`; with None, a cache that remembers nothing.
     pub fn open(file: Option<PathBuf>) -> Self {
-        let host = std::env::current_exe().ok().and_then(|exe| Stamp::of(&exe));
-        let saved = file.as_deref().and_then(|f| files::read_json::<Saved>(f).ok()).filter(|s| Some(s.host) == host);
-        let known =
-            saved.map(|s| s.plugins.into_iter().map(|e| (e.path, (e.stamp, e.manifest))).collect()).unwrap_or_default();
-        ManifestCache { file, host, known, seen: Vec::new(), changed: false }
+        Self::open_with_path(file, std::env::var_os("PATH"))
     }
 
-    /// The manifest of the library at `path`, if it was read from this very file before.
+    fn open_with_path(file: Option<PathBuf>, path: Option<OsString>) -> Self {
+        let host = std::env::current_exe().ok().and_then(|exe| Stamp::of(&exe));
+        let saved = file.as_deref().and_then(|f| files::read_json::<Saved>(f).ok()).filter(|s| Some(s.host) == host);
+        let known = saved.map(|s| s.plugins.into_iter().map(|e| (e.path.clone(), e)).collect()).unwrap_or_default();
+        ManifestCache { file, host, known, seen: Vec::new(), changed: false, path, around: OnceLock::new() }
+    }
+
+    fn around(&self) -> &PathStamp {
+        self.around.get_or_init(|| path_stamp(self.path.as_ref()))
+    }
+
+    /// The manifest of the library at `path`, if it was read from this very file before (and,
+    /// if it marks a tool unavailable, with PATH as it is now).
     pub fn get(&mut self, path: &Path, stamp: Stamp) -> Option<Manifest> {
-        let (known, manifest) = self.known.get(path)?;
-        if *known != stamp {
+        let entry = self.known.get(path)?;
+        if entry.stamp != stamp || entry.around.as_ref().is_some_and(|around| around != self.around()) {
             return None;
         }
-        self.seen.push(Entry { path: path.to_path_buf(), stamp, manifest: manifest.clone() });
-        Some(manifest.clone())
+        let entry = entry.clone();
+        let manifest = entry.manifest.clone();
+        self.seen.push(entry);
+        Some(manifest)
     }
 
     /// Records the manifest just read from the library at `path`.
     pub fn remember(&mut self, path: &Path, stamp: Stamp, manifest: &Manifest) {
         self.changed = true;
-        self.seen.push(Entry { path: path.to_path_buf(), stamp, manifest: manifest.clone() });
+        let unavailable = manifest.tools.iter().any(|t| t.unavailable.is_some());
+        let around = unavailable.then(|| self.around().clone());
+        self.seen.push(Entry { path: path.to_path_buf(), stamp, manifest: manifest.clone(), around });
     }
 
     /// Writes what this process found, when it is not what was read: a library added, changed or
@@ -151,5 +181,31 @@ mod tests {
 
         std::fs::write(&file, b"{ damaged").unwrap();
         assert_eq!(ManifestCache::open(Some(file)).get(&lib, stamp), None);
+    }
+
+    #[test]
+    fn a_manifest_marking_a_tool_unavailable_is_reused_until_path_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lib, file, bin) = (dir.path().join("lib.so"), dir.path().join(FILE), dir.path().join("bin"));
+        std::fs::write(&lib, b"one").unwrap();
+        std::fs::create_dir(&bin).unwrap();
+        let stamp = Stamp::of(&lib).unwrap();
+        let path = Some(OsString::from(format!("{}:/no/such/dir", bin.display())));
+        let spec = buildvise_plugin_api::ToolSpec::new("go.test", "go test").unavailable("`go` is not on PATH");
+        let unsettled = Manifest::new("x", "1.0.0", vec![spec]);
+
+        let mut cache = ManifestCache::open_with_path(Some(file.clone()), path.clone());
+        cache.remember(&lib, stamp, &unsettled);
+        cache.save();
+        let mut cache = ManifestCache::open_with_path(Some(file.clone()), path.clone());
+        assert_eq!(cache.get(&lib, stamp), Some(unsettled.clone()));
+        cache.save();
+
+        // Another PATH, or a program installed in one of its directories: read anew.
+        let other = Some(OsString::from("/no/such/dir"));
+        assert_eq!(ManifestCache::open_with_path(Some(file.clone()), other).get(&lib, stamp), None);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(bin.join("go"), b"").unwrap();
+        assert_eq!(ManifestCache::open_with_path(Some(file), path).get(&lib, stamp), None);
     }
 }

@@ -154,11 +154,7 @@ impl Registry {
         }
         match PluginLibrary::load(path) {
             Ok(library) => {
-                // A tool is unavailable for what the plugin found around it (its program not on
-                // PATH): such a manifest is read anew each time, so that installing the program
-                // shows at once. (The other way round, a program gone since, the run says so.)
-                let settled = library.manifest.tools.iter().all(|t| t.unavailable.is_none());
-                if let Some(stamp) = stamp.filter(|_| settled) {
+                if let Some(stamp) = stamp {
                     cache.remember(path, stamp, &library.manifest);
                 }
                 self.add(Arc::new(Plugin::loaded(library)));

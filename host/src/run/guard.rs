@@ -16,6 +16,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{ChildStdin, Stdio};
 use std::sync::Mutex;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// The hidden subcommand that runs [`serve`].
@@ -23,24 +24,44 @@ pub const SUBCOMMAND: &str = "guard";
 
 /// The guard as buildvise holds it. Dropping it ends the guard (it finds nothing to do).
 pub struct Guard {
-    stdin: Mutex<Option<ChildStdin>>,
+    pipe: Mutex<Pipe>,
+}
+
+enum Pipe {
+    /// Being started on a thread of its own.
+    Starting(JoinHandle<std::io::Result<ChildStdin>>),
+    Open(ChildStdin),
+    Gone,
 }
 
 impl Guard {
-    /// Starts `exe guard`. Fails only when the process cannot be started.
-    pub fn start(exe: &Path) -> std::io::Result<Guard> {
-        let mut child = std::process::Command::new(exe)
-            .arg(SUBCOMMAND)
-            .stdin(Stdio::piped())
-            // Not buildvise's stdout or stderr: whoever waits for those to close must not wait for
-            // the guard, which outlives a killed buildvise by the grace period.
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()?;
-        // Reaped by whoever outlives it: buildvise never waits for the guard, and the guard exits
-        // by itself when buildvise does.
-        Ok(Guard { stdin: Mutex::new(child.stdin.take()) })
+    /// Starts `exe guard` on a thread, so that the process start (a millisecond or more, with
+    /// buildvise's own start-up in the new process) overlaps what the caller does before its
+    /// first run. A guard that cannot be started is reported when the first run is watched.
+    pub fn start(exe: &Path) -> Guard {
+        let exe = exe.to_path_buf();
+        let starting = std::thread::Builder::new().name("buildvise-guard".into()).spawn(move || {
+            let mut child = std::process::Command::new(exe)
+                .arg(SUBCOMMAND)
+                .stdin(Stdio::piped())
+                // Not buildvise's stdout or stderr: whoever waits for those to close must not
+                // wait for the guard, which outlives a killed buildvise by the grace period.
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn()?;
+            // Reaped by whoever outlives it: buildvise never waits for the guard, and the guard
+            // exits by itself when buildvise does.
+            child.stdin.take().ok_or_else(|| std::io::Error::other("no pipe to the guard"))
+        });
+        let pipe = match starting {
+            Ok(handle) => Pipe::Starting(handle),
+            Err(e) => {
+                warn_not_started(&e);
+                Pipe::Gone
+            }
+        };
+        Guard { pipe: Mutex::new(pipe) }
     }
 
     pub(super) fn watch(&self, group: i32) {
@@ -52,14 +73,32 @@ impl Guard {
     }
 
     fn send(&self, message: &str) {
-        let mut stdin = self.stdin.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(pipe) = stdin.as_mut()
-            && pipe.write_all(message.as_bytes()).is_err()
+        let mut pipe = self.pipe.lock().unwrap_or_else(|e| e.into_inner());
+        *pipe = match std::mem::replace(&mut *pipe, Pipe::Gone) {
+            Pipe::Starting(handle) => match handle.join() {
+                Ok(Ok(stdin)) => Pipe::Open(stdin),
+                Ok(Err(e)) => {
+                    warn_not_started(&e);
+                    Pipe::Gone
+                }
+                Err(_) => {
+                    warn_not_started(&std::io::Error::other("its starting thread panicked"));
+                    Pipe::Gone
+                }
+            },
+            settled => settled,
+        };
+        if let Pipe::Open(stdin) = &mut *pipe
+            && stdin.write_all(message.as_bytes()).is_err()
         {
             tracing::warn!("the guard process is gone: runs in flight will outlive buildvise if it is killed");
-            *stdin = None;
+            *pipe = Pipe::Gone;
         }
     }
+}
+
+fn warn_not_started(error: &std::io::Error) {
+    tracing::warn!("cannot start the guard process; runs will outlive buildvise if it is killed: {error}");
 }
 
 /// Time between TERM and KILL, as for a timeout.

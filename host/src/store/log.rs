@@ -2,9 +2,16 @@
 //!
 //! `output.log` holds every line byte for byte as the process printed it (ANSI included), each
 //! ended by `\n`, both streams in arrival order. `lines.idx` holds one little-endian u64 per line:
-//! the line's start offset, with the top bit set for stderr. `stdout.idx` and `stderr.idx` hold,
-//! per line of that stream, the u64 index of the line in `lines.idx`. Any page is therefore a
-//! few seeks, whatever the log's size, and a scan (grep) reads both files front to back.
+//! the line's start offset, with the top bit set for stderr. `streams.idx` says where each stream
+//! is, as runs of lines rather than an entry per line: one pair of u64 per switch of stream, the
+//! index of the run's first line (top bit set for stderr) and how many lines of that stream came
+//! before it. A run that never switched from stdout has none. So a flood of one stream costs its
+//! index one entry per line, not two, and the Nth line of a stream is a binary search away. Any
+//! page is therefore a few seeks, whatever the log's size, and a scan (grep) reads the log and
+//! `lines.idx` front to back.
+//!
+//! Runs stored before `streams.idx` existed have `stdout.idx` and `stderr.idx` instead: per line of
+//! that stream, the u64 index of the line in `lines.idx`. They are still read.
 //!
 //! The index is trusted only as far as it agrees with the log: entries past the log's end (lines
 //! a writer has not flushed yet, or could not store) are not shown, and an entry that contradicts
@@ -18,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 pub const LOG_FILE: &str = "output.log";
 const LINES_IDX: &str = "lines.idx";
+const STREAMS_IDX: &str = "streams.idx";
+/// The per-stream indexes of runs stored before `streams.idx`.
 const STDOUT_IDX: &str = "stdout.idx";
 const STDERR_IDX: &str = "stderr.idx";
 const STDERR_BIT: u64 = 1 << 63;
@@ -34,8 +43,12 @@ const SPARE: u64 = 8192;
 pub struct LogWriter {
     log: BufWriter<File>,
     lines: BufWriter<File>,
-    stdout: BufWriter<File>,
-    stderr: BufWriter<File>,
+    /// Created at the first switch of stream: most runs never write it.
+    streams: Option<BufWriter<File>>,
+    /// The stream of the run of lines being appended, and the lines of each stream stored before
+    /// it (stdout's first).
+    stream: Stream,
+    before: [u64; 2],
     offset: u64,
     count: u64,
     stored: u64,
@@ -53,8 +66,9 @@ impl LogWriter {
         Ok(LogWriter {
             log: open(LOG_FILE)?,
             lines: open(LINES_IDX)?,
-            stdout: open(STDOUT_IDX)?,
-            stderr: open(STDERR_IDX)?,
+            streams: None,
+            stream: Stream::Stdout,
+            before: [0; 2],
             offset: 0,
             count: 0,
             stored: 0,
@@ -73,7 +87,7 @@ impl LogWriter {
             match self.append(stream, block, ends) {
                 Ok(()) => self.stored = self.count,
                 Err(e) => {
-                    self.failure = Some(StoreError::io(&self.dir.join(LOG_FILE), e));
+                    self.failure = Some(e);
                     self.give_back();
                 }
             }
@@ -90,7 +104,7 @@ impl LogWriter {
     fn give_back(&mut self) {
         let file = self.log.get_ref();
         let Ok(on_disk) = file.metadata().map(|m| m.len()) else { return };
-        let buffered: u64 = [&self.lines, &self.stdout, &self.stderr].iter().map(|w| w.buffer().len() as u64).sum();
+        let buffered: u64 = std::iter::once(&self.lines).chain(&self.streams).map(|w| w.buffer().len() as u64).sum();
         let limit = on_disk.min(self.offset).saturating_sub(buffered + SPARE);
         let starts = self.lines.buffer().chunks_exact(8).map(|entry| {
             let mut raw = [0u8; 8];
@@ -112,8 +126,9 @@ impl LogWriter {
             drop(failed.into_parts());
         }
         let _ = self.lines.flush();
-        let _ = self.stdout.flush();
-        let _ = self.stderr.flush();
+        if let Some(streams) = &mut self.streams {
+            let _ = streams.flush();
+        }
     }
 
     /// Appends one line (without its `\n`) and returns its number.
@@ -123,25 +138,41 @@ impl LogWriter {
         self.write_lines(stream, &block, &[bytes.len()])
     }
 
-    fn append(&mut self, stream: Stream, block: &[u8], ends: &[usize]) -> std::io::Result<()> {
+    fn append(&mut self, stream: Stream, block: &[u8], ends: &[usize]) -> Result<(), StoreError> {
+        if stream != self.stream {
+            self.switch_to(stream)?;
+        }
+        let log_error = |e| StoreError::io(&self.dir.join(LOG_FILE), e);
         // The log before the index: an entry never leads the bytes it points at.
-        self.log.write_all(block)?;
+        self.log.write_all(block).map_err(log_error)?;
         let tag = if stream == Stream::Stderr { STDERR_BIT } else { 0 };
-        let per_stream = if stream == Stream::Stderr { &mut self.stderr } else { &mut self.stdout };
-        // A block's entries are put together first and written once per file: a write per
-        // entry cost more than finding the lines.
+        // A block's entries are put together first and written once: a write per entry cost
+        // more than finding the lines.
         let entries = &mut self.entries;
         entries.resize(ends.len() * 8, 0);
         let starts = std::iter::once(0).chain(ends.iter().map(|&end| end as u64 + 1));
         for (entry, start) in entries.chunks_exact_mut(8).zip(starts) {
             entry.copy_from_slice(&((self.offset + start) | tag).to_le_bytes());
         }
-        self.lines.write_all(entries)?;
-        for (entry, line) in entries.chunks_exact_mut(8).zip(self.stored..) {
-            entry.copy_from_slice(&line.to_le_bytes());
-        }
-        per_stream.write_all(entries)?;
+        self.lines.write_all(entries).map_err(log_error)?;
+        self.before[stream_slot(stream)] += ends.len() as u64;
         self.offset += block.len() as u64;
+        Ok(())
+    }
+
+    /// Starts a run of `stream`'s lines at the next line: one entry in `streams.idx`.
+    fn switch_to(&mut self, stream: Stream) -> Result<(), StoreError> {
+        let path = self.dir.join(STREAMS_IDX);
+        if self.streams.is_none() {
+            self.streams = Some(BufWriter::with_capacity(WRITE_BUFFER, files::private_file(&path)?));
+        }
+        let streams = self.streams.as_mut().expect("just created");
+        let tag = if stream == Stream::Stderr { STDERR_BIT } else { 0 };
+        let mut entry = [0u8; RUN_ENTRY as usize];
+        entry[..8].copy_from_slice(&(self.stored | tag).to_le_bytes());
+        entry[8..].copy_from_slice(&self.before[stream_slot(stream)].to_le_bytes());
+        streams.write_all(&entry).map_err(|e| StoreError::io(&path, e))?;
+        self.stream = stream;
         Ok(())
     }
 
@@ -160,8 +191,8 @@ impl LogWriter {
             return;
         }
         // The log first: a reader trusts the index only as far as the log reaches.
-        let flushed = self.log.flush().and_then(|()| self.lines.flush()).and_then(|()| self.stdout.flush());
-        if let Err(e) = flushed.and_then(|()| self.stderr.flush()) {
+        let flushed = self.log.flush().and_then(|()| self.lines.flush());
+        if let Err(e) = flushed.and_then(|()| self.streams.as_mut().map_or(Ok(()), BufWriter::flush)) {
             self.failure = Some(StoreError::io(&self.dir.join(LOG_FILE), e));
             self.give_back();
         }
@@ -174,7 +205,14 @@ impl LogWriter {
     }
 }
 
-fn stream_index(stream: Stream) -> &'static str {
+/// Bytes of one entry of `streams.idx`.
+const RUN_ENTRY: u64 = 16;
+
+fn stream_slot(stream: Stream) -> usize {
+    usize::from(stream == Stream::Stderr)
+}
+
+fn legacy_stream_index(stream: Stream) -> &'static str {
     if stream == Stream::Stderr { STDERR_IDX } else { STDOUT_IDX }
 }
 
@@ -210,6 +248,32 @@ pub struct LogReader {
     lines: File,
     total: u64,
     dir: PathBuf,
+    /// `streams.idx` and its entries, once a page of one stream needs it.
+    runs: Option<Runs>,
+}
+
+/// The runs of lines of one stream or the other, as `streams.idx` lists them after the run that
+/// every log starts with (stdout, from line 0), which it does not.
+struct Runs {
+    file: Option<File>,
+    /// Entries, the implicit first one included, that start at a stored line.
+    len: u64,
+}
+
+/// One run of lines: its first line (0-based), its stream, and how many lines of its stream came
+/// before it.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    start: u64,
+    stream: Stream,
+    before: u64,
+}
+
+impl Run {
+    /// Lines of `stream` before this run.
+    fn before(&self, stream: Stream) -> u64 {
+        if self.stream == stream { self.before } else { self.start.saturating_sub(self.before) }
+    }
 }
 
 impl LogReader {
@@ -222,7 +286,7 @@ impl LogReader {
         };
         let (log, log_len) = open(LOG_FILE)?;
         let (lines, idx_len) = open(LINES_IDX)?;
-        let mut reader = LogReader { log, log_len, lines, total: idx_len / 8, dir: dir.to_path_buf() };
+        let mut reader = LogReader { log, log_len, lines, total: idx_len / 8, dir: dir.to_path_buf(), runs: None };
         // A run still being written (or whose writer ran out of room) may have index entries
         // whose line never reached the log.
         while reader.total > 0 && reader.entry(reader.total - 1)?.0 >= reader.log_len {
@@ -237,17 +301,96 @@ impl LogReader {
     }
 
     /// Number of lines of `filter`.
-    pub fn count(&self, filter: StreamFilter) -> Result<u64, StoreError> {
+    pub fn count(&mut self, filter: StreamFilter) -> Result<u64, StoreError> {
         let StreamFilter::Only(stream) = filter else {
             return Ok(self.total);
         };
-        let path = self.dir.join(stream_index(stream));
+        if self.is_legacy() {
+            return self.legacy_count(stream);
+        }
+        let len = self.runs()?.len;
+        let last = self.run(len - 1)?;
+        let tail = if last.stream == stream { self.total - last.start } else { 0 };
+        Ok(last.before(stream) + tail)
+    }
+
+    fn is_legacy(&self) -> bool {
+        self.dir.join(STDOUT_IDX).exists()
+    }
+
+    fn legacy_count(&self, stream: Stream) -> Result<u64, StoreError> {
+        let path = self.dir.join(legacy_stream_index(stream));
         let mut len = std::fs::metadata(&path).map_err(|e| StoreError::io(&path, e))?.len() / 8;
         // Trailing entries may point at lines not stored; drop them as `open` does.
-        while len > 0 && self.stream_numbers(filter, len - 1, 1)?.is_empty() {
+        while len > 0 && self.legacy_numbers(stream, len - 1, 1)?.is_empty() {
             len -= 1;
         }
         Ok(len)
+    }
+
+    /// `streams.idx`, opened once; its entries past the stored lines are left out, as `open`
+    /// leaves out index entries past the log.
+    fn runs(&mut self) -> Result<&mut Runs, StoreError> {
+        if self.runs.is_none() {
+            let path = self.dir.join(STREAMS_IDX);
+            let file = match File::open(&path) {
+                Ok(file) => Some(file),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(StoreError::io(&path, e)),
+            };
+            let entries = match &file {
+                Some(file) => file.metadata().map_err(|e| StoreError::io(&path, e))?.len() / RUN_ENTRY,
+                None => 0,
+            };
+            self.runs = Some(Runs { file, len: entries + 1 });
+            while self.runs.as_ref().is_some_and(|r| r.len > 1) {
+                let len = self.runs.as_ref().map_or(1, |r| r.len);
+                if self.run(len - 1)?.start < self.total {
+                    break;
+                }
+                if let Some(runs) = self.runs.as_mut() {
+                    runs.len -= 1;
+                }
+            }
+        }
+        Ok(self.runs.as_mut().expect("opened above"))
+    }
+
+    /// Run `i` (0 is the implicit first), checked against the one before it.
+    fn run(&mut self, i: u64) -> Result<Run, StoreError> {
+        if i == 0 {
+            return Ok(Run { start: 0, stream: Stream::Stdout, before: 0 });
+        }
+        let read = |runs: &mut Runs, i: u64| -> std::io::Result<Run> {
+            let file = runs.file.as_mut().ok_or(std::io::ErrorKind::UnexpectedEof)?;
+            let mut raw = [0u8; RUN_ENTRY as usize];
+            file.seek(SeekFrom::Start((i - 1) * RUN_ENTRY)).and_then(|_| file.read_exact(&mut raw))?;
+            let (start, stream) = decode(u64::from_le_bytes(raw[..8].try_into().expect("8 bytes")));
+            Ok(Run { start, stream, before: u64::from_le_bytes(raw[8..].try_into().expect("8 bytes")) })
+        };
+        let path = self.dir.join(STREAMS_IDX);
+        let (run, previous) = {
+            let runs = self.runs.as_mut().expect("runs are opened before they are read");
+            let run = read(runs, i).map_err(|e| StoreError::io(&path, e))?;
+            let previous = if i == 1 { None } else { Some(read(runs, i - 1).map_err(|e| StoreError::io(&path, e))?) };
+            (run, previous)
+        };
+        let previous = previous.unwrap_or(Run { start: 0, stream: Stream::Stdout, before: 0 });
+        // Each stream's count before a run is the previous run's, plus that run's lines if it
+        // was of the same stream: anything else would send a page to the wrong lines.
+        let lines = run.start.checked_sub(previous.start);
+        let consistent = lines.is_some_and(|lines| {
+            run.before <= run.start
+                && previous.before <= previous.start
+                && [Stream::Stdout, Stream::Stderr].iter().all(|&s| {
+                    let grown = previous.before(s) + if previous.stream == s { lines } else { 0 };
+                    run.before(s) == grown
+                })
+        });
+        if !consistent {
+            return Err(self.damaged(STREAMS_IDX, format!("entry {i} does not follow from the one before it")));
+        }
+        Ok(run)
     }
 
     fn damaged(&self, file: &str, detail: String) -> StoreError {
@@ -291,11 +434,45 @@ impl LogReader {
     }
 
     /// The 0-based combined indexes of a stream's lines `from..from+count`.
-    fn stream_numbers(&self, filter: StreamFilter, from: u64, count: u64) -> Result<Vec<u64>, StoreError> {
+    fn stream_numbers(&mut self, filter: StreamFilter, from: u64, count: u64) -> Result<Vec<u64>, StoreError> {
         let StreamFilter::Only(stream) = filter else {
             return Ok((from..self.total.min(from.saturating_add(count))).collect());
         };
-        let path = self.dir.join(stream_index(stream));
+        if self.is_legacy() {
+            return self.legacy_numbers(stream, from, count);
+        }
+        let len = self.runs()?.len;
+        // The last run with at most `from` lines of the stream before it.
+        let (mut lo, mut hi) = (0, len);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.run(mid)?.before(stream) <= from {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let (mut numbers, mut ordinal) = (Vec::new(), from);
+        for i in lo..len {
+            let wanted = count - numbers.len() as u64;
+            if wanted == 0 {
+                break;
+            }
+            let run = self.run(i)?;
+            if run.stream != stream {
+                continue;
+            }
+            let end = if i + 1 < len { self.run(i + 1)?.start } else { self.total };
+            let first = run.start + ordinal.saturating_sub(run.before);
+            let take = end.saturating_sub(first).min(wanted);
+            numbers.extend(first..first + take);
+            ordinal += take;
+        }
+        Ok(numbers)
+    }
+
+    fn legacy_numbers(&self, stream: Stream, from: u64, count: u64) -> Result<Vec<u64>, StoreError> {
+        let path = self.dir.join(legacy_stream_index(stream));
         let mut file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
         let len = file.metadata().map_err(|e| StoreError::io(&path, e))?.len() / 8;
         let end = len.min(from.saturating_add(count));
@@ -316,7 +493,19 @@ impl LogReader {
     /// Lines `start..start+count` (0-based) of the selected stream.
     pub fn page(&mut self, filter: StreamFilter, start: u64, count: u64) -> Result<Vec<LogLine>, StoreError> {
         let indexes = self.stream_numbers(filter, start, count)?;
-        indexes.into_iter().map(|i| self.line(i)).collect()
+        let mut page = Vec::with_capacity(indexes.len());
+        for i in indexes {
+            let line = self.line(i)?;
+            if let StreamFilter::Only(stream) = filter
+                && line.stream != stream
+            {
+                let index = if self.is_legacy() { legacy_stream_index(stream) } else { STREAMS_IDX };
+                let name = if stream == Stream::Stderr { "stderr" } else { "stdout" };
+                return Err(self.damaged(index, format!("line {} is not on {name}", i + 1)));
+            }
+            page.push(line);
+        }
+        Ok(page)
     }
 
     /// Every line of the selected stream, in order, read front to back; `visit` returns false to
@@ -415,7 +604,7 @@ mod tests {
         // An index entry that points past the end of the log, as while a run is being written.
         let mut idx = std::fs::OpenOptions::new().append(true).open(dir.path().join(LINES_IDX)).unwrap();
         idx.write_all(&10_000u64.to_le_bytes()).unwrap();
-        let r = LogReader::open(dir.path()).unwrap();
+        let mut r = LogReader::open(dir.path()).unwrap();
         assert_eq!(r.count(StreamFilter::Both).unwrap(), 4);
     }
 
@@ -433,5 +622,110 @@ mod tests {
         assert!(page.contains("lines.idx is damaged"), "{page}");
         let scan = r.scan(StreamFilter::Both, |_, _, _| true).unwrap_err().to_string();
         assert!(scan.contains("lines.idx is damaged"), "{scan}");
+    }
+
+    /// Blocks of 1 to 4 lines, their stream chosen by a fixed pseudo-random sequence: runs of
+    /// every length, switches at every place.
+    fn mixed(dir: &Path, blocks: usize) -> Vec<Stream> {
+        let (mut w, mut streams, mut seed) = (LogWriter::create(dir).unwrap(), Vec::new(), 7u32);
+        for _ in 0..blocks {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let stream = if seed >> 16 & 3 == 0 { Stream::Stdout } else { Stream::Stderr };
+            let lines = (seed >> 20 & 3) as usize + 1;
+            let mut block = Vec::new();
+            let mut ends = Vec::new();
+            for _ in 0..lines {
+                block.extend_from_slice(format!("line {}", streams.len() + 1).as_bytes());
+                ends.push(block.len());
+                block.push(b'\n');
+                streams.push(stream);
+            }
+            w.write_lines(stream, &block, &ends);
+        }
+        assert!(w.finish().is_none());
+        streams
+    }
+
+    #[test]
+    fn every_page_of_each_stream_is_its_lines_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let streams = mixed(dir.path(), 60);
+        let mut r = LogReader::open(dir.path()).unwrap();
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            let want: Vec<u64> = (1..).zip(&streams).filter(|&(_, s)| *s == stream).map(|(n, _)| n).collect();
+            let filter = StreamFilter::Only(stream);
+            assert_eq!(r.count(filter).unwrap(), want.len() as u64);
+            for from in 0..=want.len() + 1 {
+                for count in [0, 1, 2, 5, 1000] {
+                    let page = r.page(filter, from as u64, count).unwrap();
+                    let got: Vec<u64> = page.iter().map(|l| l.number).collect();
+                    let expected: Vec<u64> = want.iter().copied().skip(from).take(count as usize).collect();
+                    assert_eq!(got, expected, "{stream:?} from {from}, {count} lines");
+                    assert!(
+                        page.iter().all(|l| l.stream == stream && l.bytes == format!("line {}", l.number).as_bytes())
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_on_stdout_alone_writes_no_stream_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = LogWriter::create(dir.path()).unwrap();
+        w.write_lines(Stream::Stdout, b"a\nb\n", &[1, 3]);
+        assert!(w.finish().is_none());
+        assert!(!dir.path().join(STREAMS_IDX).exists());
+        let mut r = LogReader::open(dir.path()).unwrap();
+        assert_eq!(r.count(StreamFilter::Only(Stream::Stdout)).unwrap(), 2);
+        assert_eq!(r.count(StreamFilter::Only(Stream::Stderr)).unwrap(), 0);
+        assert_eq!(r.page(StreamFilter::Only(Stream::Stdout), 1, 5).unwrap()[0].bytes, b"b");
+        assert!(r.page(StreamFilter::Only(Stream::Stderr), 0, 5).unwrap().is_empty());
+    }
+
+    #[test]
+    fn runs_stored_with_an_index_per_stream_are_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let streams = mixed(dir.path(), 20);
+        // The layout before `streams.idx`: per stream, each line's index in `lines.idx`.
+        std::fs::remove_file(dir.path().join(STREAMS_IDX)).unwrap();
+        for (stream, name) in [(Stream::Stdout, STDOUT_IDX), (Stream::Stderr, STDERR_IDX)] {
+            let entries: Vec<u8> =
+                (0u64..).zip(&streams).filter(|&(_, s)| *s == stream).flat_map(|(i, _)| i.to_le_bytes()).collect();
+            std::fs::write(dir.path().join(name), entries).unwrap();
+        }
+        let mut r = LogReader::open(dir.path()).unwrap();
+        let errors = streams.iter().filter(|&&s| s == Stream::Stderr).count() as u64;
+        assert_eq!(r.count(StreamFilter::Only(Stream::Stderr)).unwrap(), errors);
+        let page = r.page(StreamFilter::Only(Stream::Stderr), 1, 3).unwrap();
+        let want: Vec<u64> =
+            (1..).zip(&streams).filter(|&(_, s)| *s == Stream::Stderr).map(|(n, _)| n).skip(1).take(3).collect();
+        assert_eq!(page.iter().map(|l| l.number).collect::<Vec<_>>(), want);
+    }
+
+    #[test]
+    fn stream_runs_past_the_stored_lines_are_not_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        sample(dir.path());
+        // A switch written for a line that never reached `lines.idx`.
+        let mut idx = std::fs::OpenOptions::new().append(true).open(dir.path().join(STREAMS_IDX)).unwrap();
+        idx.write_all(&[4u64.to_le_bytes(), 2u64.to_le_bytes()].concat()).unwrap();
+        let mut r = LogReader::open(dir.path()).unwrap();
+        assert_eq!(r.count(StreamFilter::Only(Stream::Stdout)).unwrap(), 2);
+        assert_eq!(r.count(StreamFilter::Only(Stream::Stderr)).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_damaged_stream_run_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        sample(dir.path());
+        // The second run (stdout from line 3) said to have 7 stdout lines before it.
+        let mut idx = std::fs::OpenOptions::new().write(true).open(dir.path().join(STREAMS_IDX)).unwrap();
+        idx.seek(SeekFrom::Start(RUN_ENTRY + 8)).unwrap();
+        idx.write_all(&7u64.to_le_bytes()).unwrap();
+        drop(idx);
+        let mut r = LogReader::open(dir.path()).unwrap();
+        let error = r.page(StreamFilter::Only(Stream::Stdout), 0, 4).unwrap_err().to_string();
+        assert!(error.contains("streams.idx is damaged"), "{error}");
     }
 }

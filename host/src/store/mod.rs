@@ -271,7 +271,7 @@ impl Store {
             // Someone else holds it now: they are settling it, or it was never abandoned.
             return Ok(meta);
         }
-        if let Ok(reader) = LogReader::open(dir) {
+        if let Ok(mut reader) = LogReader::open(dir) {
             meta.lines = reader.count(StreamFilter::Both).unwrap_or(0);
             meta.bytes = reader.bytes();
         }
