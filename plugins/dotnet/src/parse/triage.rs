@@ -7,6 +7,10 @@
 //! text at the same places relative to each other (invalid UTF-8 becomes U+FFFD, never ASCII), and
 //! every recogniser keys on ASCII. Where decoding could still change the answer (a non-ASCII byte
 //! at either end of the trimmed line, invalid UTF-8 near a CI timestamp), the line is read.
+//!
+//! The prefixes below repeat what the recognisers test. A test holds the two together: every line
+//! of every string literal in the parsers (their prefixes, their tests' lines) and of every dotnet
+//! log at hand that is thrown away here must be one the recognisers leave alone.
 
 use super::text::{CI_TIMESTAMP_REACH, ci_timestamp_len};
 use super::{crash, msbuild};
@@ -178,5 +182,123 @@ mod tests {
         assert_eq!(triage(late_stamp, false), Triage::Read);
         assert_eq!(triage(b"1) Failed : N.T.M", false), Triage::Noise);
         assert_eq!(triage(b"1) Failed : N.T.M", true), Triage::Read);
+    }
+
+    /// The lines the guard below is tried on: each line of every string literal in this plugin's
+    /// parsers and their tests (the recognisers' own prefixes among them), and of every dotnet log
+    /// in the repository's fixtures and, where it is beside the repository, the shared corpus.
+    fn sample_lines() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = Vec::new();
+        for entry in std::fs::read_dir(root.join("src/parse")).expect("the parsers' sources") {
+            let source = std::fs::read_to_string(entry.expect("an entry").path()).expect("a source file");
+            texts.extend(string_literals(&source));
+        }
+        for corpus in ["../../tests/fixtures/corpus/dotnet", "../../../shared/corpus/dotnet"] {
+            let mut dirs = vec![root.join(corpus)];
+            while let Some(dir) = dirs.pop() {
+                for path in std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()) {
+                    if path.is_dir() {
+                        dirs.push(path);
+                    } else if path.extension().is_some_and(|e| e == "log") {
+                        texts.push(String::from_utf8_lossy(&std::fs::read(&path).expect("a log")).into_owned());
+                    }
+                }
+            }
+        }
+        texts.iter().flat_map(|t| t.lines()).map(str::to_string).collect()
+    }
+
+    /// The string literals of Rust source, escapes resolved, line comments skipped.
+    fn string_literals(source: &str) -> Vec<String> {
+        let (mut found, mut chars) = (Vec::new(), source.chars().peekable());
+        while let Some(c) = chars.next() {
+            match c {
+                '/' if chars.peek() == Some(&'/') => {
+                    chars.by_ref().find(|&c| c == '\n');
+                }
+                '\'' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                }
+                '"' => {
+                    let mut text = String::new();
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '"' => break,
+                            '\\' => match chars.next() {
+                                Some('n') => text.push('\n'),
+                                Some('t') => text.push('\t'),
+                                Some('r') => text.push('\r'),
+                                Some('0') => text.push('\0'),
+                                Some('u') => {
+                                    let hex: String = chars.by_ref().skip(1).take_while(|&c| c != '}').collect();
+                                    text.extend(u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32));
+                                }
+                                Some('x') => {
+                                    let hex: String = chars.by_ref().take(2).collect();
+                                    text.extend(u8::from_str_radix(&hex, 16).ok().map(char::from));
+                                }
+                                Some('\n') => while chars.next_if(|c| c.is_whitespace()).is_some() {},
+                                Some(other) => text.push(other),
+                                None => {}
+                            },
+                            other => text.push(other),
+                        }
+                    }
+                    found.push(text);
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// Triage may throw a line away only if no recogniser would take it: a recogniser that gains
+    /// a prefix that `starts_like_marker` or `holds_marker` lacks fails here, on the prefix itself
+    /// and on the lines of its tests.
+    const DIAGNOSTIC: &str = "/src/A.cs(3,5): error CS1002: ; expected [/src/A.csproj]";
+
+    #[test]
+    fn a_line_thrown_away_as_noise_is_one_no_recogniser_would_take() {
+        use super::super::{DotnetParser, strip_ci_timestamp};
+        use buildvise_plugin_api::{ParseContext, Parser, RunEnd};
+        let lines = sample_lines();
+        assert!(lines.len() > 1000, "only {} lines to try", lines.len());
+        let mut noise = 0;
+        for line in &lines {
+            for variant in [line.clone(), format!("  {}", line.trim()), format!("2026-01-29T20:02:11.9846651Z {line}")]
+            {
+                for nunit_section in [false, true] {
+                    if triage(variant.as_bytes(), nunit_section) != Triage::Noise {
+                        continue;
+                    }
+                    noise += 1;
+                    // Fresh, and after a diagnostic that a line may add a note to (`Switch: `).
+                    for (tool, before) in
+                        [DIAGNOSTIC, ""].iter().flat_map(|b| [("dotnet.build", b), ("dotnet.test", b)])
+                    {
+                        let fresh = || {
+                            let mut parser = DotnetParser::new(&ParseContext::new(tool, "/src"));
+                            parser.nunit_section = nunit_section;
+                            if !before.is_empty() {
+                                parser.dispatch(before, 1);
+                            }
+                            parser
+                        };
+                        let (mut read, mut thrown) = (fresh(), fresh());
+                        read.dispatch(strip_ci_timestamp(&variant), 2);
+                        thrown.last = None;
+                        let unchanged = read.nothing_open() && read.nunit_section == nunit_section;
+                        let end = RunEnd::exited(1);
+                        assert!(
+                            unchanged && read.finish(&end) == thrown.finish(&end),
+                            "triage throws away {variant:?}, which {tool} reads{}",
+                            if before.is_empty() { "" } else { " after a diagnostic" }
+                        );
+                    }
+                }
+            }
+        }
+        assert!(noise > 100, "only {noise} lines were noise");
     }
 }
