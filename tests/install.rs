@@ -10,7 +10,7 @@
 mod common;
 
 use buildvise_plugin_api::abi::{ABI_MINOR, ABI_VERSION};
-use common::root;
+use common::{output_of_copy, root};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -148,7 +148,7 @@ fn a_binary_without_plugins_says_where_it_looked_and_how_to_get_them() {
     std::fs::copy(env!("CARGO_BIN_EXE_buildvise"), &binary).expect("copy the binary alone");
 
     // Nothing can run: `list` says why, and exits with 1 so that a set-up script notices.
-    let out = bare(&binary, scratch.path()).arg("list").output().expect("buildvise runs");
+    let out = output_of_copy(bare(&binary, scratch.path()).arg("list"));
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let text = String::from_utf8(out.stdout).expect("UTF-8 stdout");
     assert!(text.starts_with("no plugin loaded: "), "{text}");
@@ -162,7 +162,7 @@ fn a_binary_without_plugins_says_where_it_looked_and_how_to_get_them() {
         "does not say how to get plugins:\n{text}"
     );
 
-    let out = bare(&binary, scratch.path()).args(["list", "--json"]).output().expect("buildvise runs");
+    let out = output_of_copy(bare(&binary, scratch.path()).args(["list", "--json"]));
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let json = String::from_utf8(out.stdout).expect("UTF-8 stdout");
     let view: Value = serde_json::from_str(&json).expect("list --json is JSON");

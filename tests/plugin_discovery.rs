@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::test_plugins;
+use common::{output_of_copy, test_plugins};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -33,16 +33,16 @@ impl Alone {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(&self.binary)
-            .args(args)
-            .env_clear()
-            .env("HOME", self.path("home"))
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("BUILDVISE_HOME", self.path("state"))
-            .current_dir(self.path("work"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("buildvise runs")
+        output_of_copy(
+            Command::new(&self.binary)
+                .args(args)
+                .env_clear()
+                .env("HOME", self.path("home"))
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("BUILDVISE_HOME", self.path("state"))
+                .current_dir(self.path("work"))
+                .stdin(Stdio::null()),
+        )
     }
 }
 

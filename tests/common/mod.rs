@@ -275,6 +275,21 @@ pub fn plugin(name: &str) -> &'static Path {
     only
 }
 
+/// Runs `cmd`, whose program this test process copied, to its end. While another test's thread
+/// forks a child, the child holds for an instant every descriptor open here, the copy's write end
+/// among them, and the kernel will not run a file open for writing (ETXTBSY): that is waited out.
+pub fn output_of_copy(cmd: &mut Command) -> Output {
+    for _ in 0..250 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.expect("the copied binary runs"),
+        }
+    }
+    panic!("{cmd:?} stayed busy for 5 s: some process keeps the copy open for writing");
+}
+
 /// Runs a command made by [`Sandbox::command`] and then adjusted (its environment, say) to its
 /// end.
 pub fn run_command(cmd: &mut Command) -> Run {

@@ -401,14 +401,16 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
 }
 
 /// The batch's lines as parsers see them: escapes and a trailing `\r` removed, in place, since
-/// stripping never lengthens a line. One look for ESC over the whole batch spares the lines of a
-/// run that prints no colour a look each.
+/// stripping never lengthens a line. One look for ESC and CR over the whole batch spares the lines
+/// of a run that prints neither (most do) a look each.
 fn parser_view(batch: &mut Batch) -> Vec<LineRef<'_>> {
-    let escapes = memchr::memchr(0x1b, &batch.data).is_some();
-    for (start, len) in &mut batch.spans {
-        let line = &mut batch.data[*start as usize..(*start + *len) as usize];
-        if escapes || line.last() == Some(&b'\r') {
-            *len = strip_in_place(line) as u32;
+    if let Some(at) = memchr::memchr2(0x1b, b'\r', &batch.data) {
+        let escapes = batch.data[at] == 0x1b || memchr::memchr(0x1b, &batch.data[at..]).is_some();
+        for (start, len) in &mut batch.spans {
+            let line = &mut batch.data[*start as usize..(*start + *len) as usize];
+            if escapes || line.last() == Some(&b'\r') {
+                *len = strip_in_place(line) as u32;
+            }
         }
     }
     let Batch { data, spans, runs } = batch;
@@ -458,5 +460,18 @@ mod tests {
                 (Stream::Stdout, 20, b"skipped"),
             ]
         );
+    }
+
+    #[test]
+    fn a_carriage_return_is_stripped_only_at_a_lines_end_with_no_escape_in_the_batch() {
+        let view = |block: &[u8], ends: &[usize]| {
+            let mut batch = Batch::default();
+            batch.push_block(Stream::Stdout, 1, block, 0, ends);
+            parser_view(&mut batch).iter().map(|l| l.bytes().to_vec()).collect::<Vec<_>>()
+        };
+        assert_eq!(view(b"50%\r100%\r\nok\n", &[9, 12]), [b"50%\r100%".to_vec(), b"ok".to_vec()]);
+        assert_eq!(view(b"plain\nlines\n", &[5, 11]), [b"plain".to_vec(), b"lines".to_vec()]);
+        // The CR comes first and the ESC after it: the escape is still stripped.
+        assert_eq!(view(b"a\r\n\x1b[1mb\x1b[0m\n", &[2, 12]), [b"a".to_vec(), b"b".to_vec()]);
     }
 }
