@@ -347,7 +347,7 @@ with lines that look almost like something (`test a::b ... ok`, `warning: unused
 location, `PASS src/x.test.js`, `  ● ` without a test, `tests/test_x.py::test_y PASSED [ 10%]`,
 `E   assert` outside a failure, `warning CS0168` inside a path; see `bench/src/ingest.rs`). The
 reference is the same writer into `cat > FILE`; a third run sends the same flood through the test
-plugin's `panicky.sh`, whose parser does next to nothing, to show the host's share. Three rounds
+plugin's `panicky.sh`, whose parser does next to nothing, to show the host's share. Five rounds
 (one with `--quick`) of the three, in alternating order, each run after `sync`; the figures are
 medians of the per-round ratios of throughput to the pipe's (10^6 bytes per second of wall time,
 `buildvise` spawn to exit), with the medians in MB/s beside them. Peak RSS as for the scale ingest
