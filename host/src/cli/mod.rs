@@ -76,13 +76,17 @@ pub enum Command {
     Serve(serve::Args),
     /// Set up MCP clients.
     Mcp(mcp::Args),
-    /// Internal: ends the runs of a buildvise process that dies (started by buildvise itself).
-    #[command(name = crate::run::GUARD_SUBCOMMAND, hide = true)]
-    Guard,
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
+    // The guard (started by buildvise itself, with exactly this argument) starts beside every
+    // command, on a machine with few cores: it skips the parsing and logging it does not need.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|a| a == crate::run::GUARD_SUBCOMMAND) && args.next().is_none() {
+        crate::run::serve_guard(std::io::stdin().lock());
+        return 0;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -102,10 +106,6 @@ pub fn main() -> i32 {
         Command::Parse(args) => parse::run(&cli, args),
         Command::Serve(args) => serve::run(&cli, args),
         Command::Mcp(args) => mcp::run(args),
-        Command::Guard => {
-            crate::run::serve_guard(std::io::stdin().lock());
-            Ok(0)
-        }
     };
     outcome.unwrap_or_else(|e| {
         eprintln!("buildvise: {}", describe(e.as_ref()));

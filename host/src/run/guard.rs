@@ -19,7 +19,8 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// The hidden subcommand that runs [`serve`].
+/// The one argument that makes `buildvise` run [`serve`], looked for before the command line is
+/// parsed (it is not a subcommand anyone types).
 pub const SUBCOMMAND: &str = "guard";
 
 /// The guard as buildvise holds it. Dropping it ends the guard (it finds nothing to do).
