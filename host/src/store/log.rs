@@ -145,14 +145,13 @@ impl LogWriter {
         let log_error = |e| StoreError::io(&self.dir.join(LOG_FILE), e);
         // The log before the index: an entry never leads the bytes it points at.
         self.log.write_all(block).map_err(log_error)?;
-        let tag = if stream == Stream::Stderr { STDERR_BIT } else { 0 };
         // A block's entries are put together first and written once: a write per entry cost
         // more than finding the lines.
         let entries = &mut self.entries;
         entries.resize(ends.len() * 8, 0);
         let starts = std::iter::once(0).chain(ends.iter().map(|&end| end as u64 + 1));
         for (entry, start) in entries.chunks_exact_mut(8).zip(starts) {
-            entry.copy_from_slice(&((self.offset + start) | tag).to_le_bytes());
+            entry.copy_from_slice(&encode(self.offset + start, stream).to_le_bytes());
         }
         self.lines.write_all(entries).map_err(log_error)?;
         self.before[stream_slot(stream)] += ends.len() as u64;
@@ -162,16 +161,16 @@ impl LogWriter {
 
     /// Starts a run of `stream`'s lines at the next line: one entry in `streams.idx`.
     fn switch_to(&mut self, stream: Stream) -> Result<(), StoreError> {
-        let path = self.dir.join(STREAMS_IDX);
-        if self.streams.is_none() {
-            self.streams = Some(BufWriter::with_capacity(WRITE_BUFFER, files::private_file(&path)?));
-        }
-        let streams = self.streams.as_mut().expect("just created");
-        let tag = if stream == Stream::Stderr { STDERR_BIT } else { 0 };
+        let streams = match &mut self.streams {
+            Some(streams) => streams,
+            None => self
+                .streams
+                .insert(BufWriter::with_capacity(WRITE_BUFFER, files::private_file(&self.dir.join(STREAMS_IDX))?)),
+        };
         let mut entry = [0u8; RUN_ENTRY as usize];
-        entry[..8].copy_from_slice(&(self.stored | tag).to_le_bytes());
+        entry[..8].copy_from_slice(&encode(self.stored, stream).to_le_bytes());
         entry[8..].copy_from_slice(&self.before[stream_slot(stream)].to_le_bytes());
-        streams.write_all(&entry).map_err(|e| StoreError::io(&path, e))?;
+        streams.write_all(&entry).map_err(|e| StoreError::io(&self.dir.join(STREAMS_IDX), e))?;
         self.stream = stream;
         Ok(())
     }
@@ -248,6 +247,8 @@ pub struct LogReader {
     lines: File,
     total: u64,
     dir: PathBuf,
+    /// Stored before `streams.idx`: one index per stream.
+    legacy: bool,
     /// `streams.idx` and its entries, once a page of one stream needs it.
     runs: Option<Runs>,
 }
@@ -270,6 +271,9 @@ struct Run {
 }
 
 impl Run {
+    /// The run every log starts with, which `streams.idx` does not list.
+    const FIRST: Run = Run { start: 0, stream: Stream::Stdout, before: 0 };
+
     /// Lines of `stream` before this run.
     fn before(&self, stream: Stream) -> u64 {
         if self.stream == stream { self.before } else { self.start.saturating_sub(self.before) }
@@ -286,7 +290,9 @@ impl LogReader {
         };
         let (log, log_len) = open(LOG_FILE)?;
         let (lines, idx_len) = open(LINES_IDX)?;
-        let mut reader = LogReader { log, log_len, lines, total: idx_len / 8, dir: dir.to_path_buf(), runs: None };
+        let legacy = dir.join(STDOUT_IDX).exists();
+        let mut reader =
+            LogReader { log, log_len, lines, total: idx_len / 8, dir: dir.to_path_buf(), legacy, runs: None };
         // A run still being written (or whose writer ran out of room) may have index entries
         // whose line never reached the log.
         while reader.total > 0 && reader.entry(reader.total - 1)?.0 >= reader.log_len {
@@ -305,17 +311,13 @@ impl LogReader {
         let StreamFilter::Only(stream) = filter else {
             return Ok(self.total);
         };
-        if self.is_legacy() {
+        if self.legacy {
             return self.legacy_count(stream);
         }
         let len = self.runs()?.len;
         let last = self.run(len - 1)?;
         let tail = if last.stream == stream { self.total - last.start } else { 0 };
         Ok(last.before(stream) + tail)
-    }
-
-    fn is_legacy(&self) -> bool {
-        self.dir.join(STDOUT_IDX).exists()
     }
 
     fn legacy_count(&self, stream: Stream) -> Result<u64, StoreError> {
@@ -343,15 +345,11 @@ impl LogReader {
                 None => 0,
             };
             self.runs = Some(Runs { file, len: entries + 1 });
-            while self.runs.as_ref().is_some_and(|r| r.len > 1) {
-                let len = self.runs.as_ref().map_or(1, |r| r.len);
-                if self.run(len - 1)?.start < self.total {
-                    break;
-                }
-                if let Some(runs) = self.runs.as_mut() {
-                    runs.len -= 1;
-                }
+            let mut len = entries + 1;
+            while len > 1 && self.run(len - 1)?.start >= self.total {
+                len -= 1;
             }
+            self.runs.as_mut().expect("opened above").len = len;
         }
         Ok(self.runs.as_mut().expect("opened above"))
     }
@@ -359,7 +357,7 @@ impl LogReader {
     /// Run `i` (0 is the implicit first), checked against the one before it.
     fn run(&mut self, i: u64) -> Result<Run, StoreError> {
         if i == 0 {
-            return Ok(Run { start: 0, stream: Stream::Stdout, before: 0 });
+            return Ok(Run::FIRST);
         }
         let read = |runs: &mut Runs, i: u64| -> std::io::Result<Run> {
             let file = runs.file.as_mut().ok_or(std::io::ErrorKind::UnexpectedEof)?;
@@ -375,7 +373,7 @@ impl LogReader {
             let previous = if i == 1 { None } else { Some(read(runs, i - 1).map_err(|e| StoreError::io(&path, e))?) };
             (run, previous)
         };
-        let previous = previous.unwrap_or(Run { start: 0, stream: Stream::Stdout, before: 0 });
+        let previous = previous.unwrap_or(Run::FIRST);
         // Each stream's count before a run is the previous run's, plus that run's lines if it
         // was of the same stream: anything else would send a page to the wrong lines.
         let lines = run.start.checked_sub(previous.start);
@@ -438,7 +436,7 @@ impl LogReader {
         let StreamFilter::Only(stream) = filter else {
             return Ok((from..self.total.min(from.saturating_add(count))).collect());
         };
-        if self.is_legacy() {
+        if self.legacy {
             return self.legacy_numbers(stream, from, count);
         }
         let len = self.runs()?.len;
@@ -499,7 +497,7 @@ impl LogReader {
             if let StreamFilter::Only(stream) = filter
                 && line.stream != stream
             {
-                let index = if self.is_legacy() { legacy_stream_index(stream) } else { STREAMS_IDX };
+                let index = if self.legacy { legacy_stream_index(stream) } else { STREAMS_IDX };
                 let name = if stream == Stream::Stderr { "stderr" } else { "stdout" };
                 return Err(self.damaged(index, format!("line {} is not on {name}", i + 1)));
             }
@@ -547,6 +545,10 @@ impl LogReader {
         }
         Ok(())
     }
+}
+
+fn encode(start: u64, stream: Stream) -> u64 {
+    if stream == Stream::Stderr { start | STDERR_BIT } else { start }
 }
 
 fn decode(raw: u64) -> (u64, Stream) {
