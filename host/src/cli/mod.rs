@@ -80,13 +80,6 @@ pub enum Command {
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
-    // The guard (started by buildvise itself, with exactly this argument) starts beside every
-    // command, on a machine with few cores: it skips the parsing and logging it does not need.
-    let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|a| a == crate::run::GUARD_SUBCOMMAND) && args.next().is_none() {
-        crate::run::serve_guard(std::io::stdin().lock());
-        return 0;
-    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -144,8 +137,7 @@ fn app(cli: &Cli, config: Config, guard: bool) -> anyhow::Result<App> {
 fn app_loading(cli: &Cli, config: Config, guard: bool, loading: Loading) -> anyhow::Result<App> {
     let mut dirs = cli.plugin_dir.clone();
     dirs.extend(config.plugin_dirs.iter().cloned());
-    // Started first, since it starts beside what follows.
-    let guard = if guard { std::env::current_exe().ok().map(|exe| Guard::start(&exe)) } else { None };
+    let guard = guard.then(Guard::start);
     let root = Store::default_root();
     let store = Store::open(&root)?;
     let registry = Registry::discover(&dirs, Some(root.join(plugins::cache::FILE)), loading);

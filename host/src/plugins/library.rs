@@ -1,5 +1,5 @@
-//! One loaded plugin library: the only place the host calls through the C ABI, and the only
-//! module of the host allowed `unsafe`.
+//! One loaded plugin library: the only place the host calls through the C ABI, and one of the
+//! two modules of the host allowed `unsafe` (the other is `run::guard`, which forks).
 //!
 //! Everything unsafe about plugins lives here: reading the ABI header, resolving the entry symbol,
 //! copying the function table (only as far as the library says it reaches), and moving buffers

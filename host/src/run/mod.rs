@@ -19,7 +19,7 @@ mod guard;
 mod lines;
 mod process;
 
-pub use guard::{Guard, SUBCOMMAND as GUARD_SUBCOMMAND, serve as serve_guard};
+pub use guard::Guard;
 #[cfg(test)]
 pub use lines::each_line;
 pub use lines::line_ends;
