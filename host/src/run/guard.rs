@@ -18,7 +18,7 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::Mutex;
 
 /// The guard as buildvise holds it. Dropping it ends the guard, which then ends whatever groups
@@ -59,14 +59,9 @@ impl Guard {
 
 /// Forks the guard and returns the end of its pipe that buildvise writes to.
 fn fork_guard() -> std::io::Result<File> {
-    let mut fds = [0; 2];
-    // Close-on-exec, so that no command buildvise runs holds the pipe open after buildvise died.
-    // SAFETY: `fds` has room for the two descriptors `pipe2` writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors are new and owned here alone.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // Close-on-exec (as std makes every descriptor), so that no command buildvise runs holds the
+    // pipe open after buildvise died.
+    let (read, write) = std::io::pipe()?;
     // SAFETY: the child runs `guard_child` alone, which makes only async-signal-safe system calls
     // and never returns.
     match unsafe { libc::fork() } {
@@ -76,7 +71,7 @@ fn fork_guard() -> std::io::Result<File> {
             // Reaped by whoever outlives it: buildvise never waits for the guard, and the guard
             // exits by itself when buildvise does.
             drop(read);
-            Ok(File::from(write))
+            Ok(File::from(OwnedFd::from(write)))
         }
     }
 }
