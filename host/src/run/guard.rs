@@ -137,7 +137,6 @@ const GRACE: std::time::Duration = super::GRACE;
 /// allocate. Linux never hands out an id of 2^22 or more (`pid_max`'s highest setting).
 struct Listed {
     bits: [u64; Listed::WORDS],
-    count: usize,
 }
 
 impl Listed {
@@ -147,14 +146,15 @@ impl Listed {
     /// Changes a group's bit; ids past the table are ignored (the kernel hands out none).
     fn set(&mut self, group: usize, listed: bool) {
         let (Some(word), bit) = (self.bits.get_mut(group / 64), 1u64 << (group % 64)) else { return };
-        if (*word & bit != 0) != listed {
-            *word ^= bit;
-            if listed {
-                self.count += 1;
-            } else {
-                self.count -= 1;
-            }
+        if listed {
+            *word |= bit;
+        } else {
+            *word &= !bit;
         }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.bits.iter().all(|&word| word == 0)
     }
 
     fn each(&self, mut act: impl FnMut(i32)) {
@@ -191,7 +191,7 @@ fn serve(input: RawFd) {
     // `Listed` with nothing in it.
     let listed = unsafe { &mut *table.cast::<Listed>() };
     read_lines(input, listed);
-    if listed.count > 0 {
+    if !listed.is_empty() {
         // SAFETY: signals groups by id; `kill` with a negative id is `killpg`.
         listed.each(|group| unsafe {
             libc::kill(-group, libc::SIGTERM);
