@@ -212,7 +212,15 @@ fn measure_subject(setup: &Setup, report: &mut Report, subject: &Subject, runs: 
         rates.push(rate);
     }
     let leg = |i: usize| median(&rates.iter().map(|r| r[i]).collect::<Vec<_>>());
-    let over_pipe = |i: usize| median(&rates.iter().map(|r| r[i] / r[0]).collect::<Vec<_>>());
+    let ratios = |i: usize| rates.iter().map(|r| r[i] / r[0]).collect::<Vec<_>>();
+    let over_pipe = |i: usize| median(&ratios(i));
+    // The rounds' spread, beside the median: on a shared machine the same binary's figure moves
+    // by a fifth from one run to the next, and a verdict inside that spread is the machine's.
+    let spread = |i: usize| {
+        let each = ratios(i);
+        let (low, high) = each.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+        format!("rounds {}–{}", num(low, ""), num(high, "×"))
+    };
     report.figures.push(
         Figure::at_least(
             SECTION,
@@ -233,7 +241,7 @@ fn measure_subject(setup: &Setup, report: &mut Report, subject: &Subject, runs: 
                 subject.toolchain, subject.tool
             ),
         )
-        .beside(format!("{} against {}", num(leg(1), "MB/s"), num(leg(0), "MB/s"))),
+        .beside(format!("{} against {}; {}", num(leg(1), "MB/s"), num(leg(0), "MB/s"), spread(1))),
     );
     report.figures.push(Figure::info(
         SECTION,

@@ -350,7 +350,9 @@ reference is the same writer into `cat > FILE`; a third run sends the same flood
 plugin's `panicky.sh`, whose parser does next to nothing, to show the host's share. Five rounds
 (one with `--quick`) of the three, in alternating order, each run after `sync`; the figures are
 medians of the per-round ratios of throughput to the pipe's (10^6 bytes per second of wall time,
-`buildvise` spawn to exit), with the medians in MB/s beside them. Peak RSS as for the scale ingest
+`buildvise` spawn to exit), with the medians in MB/s and the lowest and highest round's ratio
+beside them: on this kind of machine the same binary's figure moves by a fifth between runs, and
+a verdict within that spread says more about the machine than about the change. Peak RSS as for the scale ingest
 below.
 
 **Comparison with the previous run** (`bench --only history`): in-process, on a store of 200
