@@ -213,14 +213,11 @@ fn measure_subject(setup: &Setup, report: &mut Report, subject: &Subject, runs: 
     }
     let leg = |i: usize| median(&rates.iter().map(|r| r[i]).collect::<Vec<_>>());
     let ratios = |i: usize| rates.iter().map(|r| r[i] / r[0]).collect::<Vec<_>>();
-    let over_pipe = |i: usize| median(&ratios(i));
     // The rounds' spread, beside the median: on a shared machine the same binary's figure moves
     // by a fifth from one run to the next, and a verdict inside that spread is the machine's.
-    let spread = |i: usize| {
-        let each = ratios(i);
-        let (low, high) = each.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
-        format!("rounds {}–{}", num(low, ""), num(high, "×"))
-    };
+    let tool_ratios = ratios(1);
+    let lowest = tool_ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let highest = tool_ratios.iter().copied().fold(0.0, f64::max);
     report.figures.push(
         Figure::at_least(
             SECTION,
@@ -229,7 +226,7 @@ fn measure_subject(setup: &Setup, report: &mut Report, subject: &Subject, runs: 
                 subject.tool,
                 size(setup.ingest_bytes)
             ),
-            over_pipe(1),
+            median(&tool_ratios),
             MIN_RATIO,
             "×",
             &format!(
@@ -241,12 +238,18 @@ fn measure_subject(setup: &Setup, report: &mut Report, subject: &Subject, runs: 
                 subject.toolchain, subject.tool
             ),
         )
-        .beside(format!("{} against {}; {}", num(leg(1), "MB/s"), num(leg(0), "MB/s"), spread(1))),
+        .beside(format!(
+            "{} against {}; rounds {}–{}",
+            num(leg(1), "MB/s"),
+            num(leg(0), "MB/s"),
+            num(lowest, ""),
+            num(highest, "×")
+        )),
     );
     report.figures.push(Figure::info(
         SECTION,
         format!("the `{}` flood through `panicky.sh` (host path, trivial parser) / pipe into a file", subject.tool),
-        format!("{} ({})", num(over_pipe(2), "×"), num(leg(2), "MB/s")),
+        format!("{} ({})", num(median(&ratios(2)), "×"), num(leg(2), "MB/s")),
     ));
     report.figures.push(Figure::at_most(
         SECTION,

@@ -352,8 +352,8 @@ plugin's `panicky.sh`, whose parser does next to nothing, to show the host's sha
 medians of the per-round ratios of throughput to the pipe's (10^6 bytes per second of wall time,
 `buildvise` spawn to exit), with the medians in MB/s and the lowest and highest round's ratio
 beside them: on this kind of machine the same binary's figure moves by a fifth between runs, and
-a verdict within that spread says more about the machine than about the change. Peak RSS as for the scale ingest
-below.
+a verdict within that spread says more about the machine than about the change. Peak RSS as for
+the scale ingest below.
 
 **Comparison with the previous run** (`bench --only history`): in-process, on a store of 200
 finished runs over 20 commands, the time of what the comparison adds to each exec: fingerprinting
