@@ -55,11 +55,16 @@ fn every_error_a_user_can_cause_says_what_to_do_once() {
 
     let state = sb.state().join("runs").join(&damaged);
     std::fs::write(state.join("meta.json"), b"{ \"id\": ").unwrap();
-    let broken_index = common::run_id(&sb.run(["exec", "panicky.sh", "--json", "--", "echo a; echo b; echo c"]).json());
-    let index = sb.state().join("runs").join(&broken_index).join("lines.idx");
-    let mut entries = std::fs::read(&index).unwrap();
-    entries[8..16].copy_from_slice(&u64::MAX.wrapping_shr(2).to_le_bytes());
-    std::fs::write(&index, entries).unwrap();
+    // Enough lines for the log to have marks; each moved into the middle of its line.
+    let broken_index = common::run_id(&sb.run(["exec", "panicky.sh", "--json", "--", "seq 1 10000"]).json());
+    let index = sb.state().join("runs").join(&broken_index).join("marks.idx");
+    let mut marks = std::fs::read(&index).unwrap();
+    assert!(!marks.is_empty(), "no marks in a 48 KB log");
+    for mark in marks.chunks_exact_mut(16) {
+        let start = u64::from_le_bytes(mark[8..].try_into().unwrap());
+        mark[8..].copy_from_slice(&(start + 1).to_le_bytes());
+    }
+    std::fs::write(&index, marks).unwrap();
 
     let cases: Vec<(&str, Vec<String>)> = vec![
         ("unknown tool", vec!["exec".into(), "panicky.shh".into()]),

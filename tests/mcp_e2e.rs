@@ -504,19 +504,22 @@ async fn the_build_tool_fits_its_token_budget() {
 async fn a_damaged_store_file_is_an_error_naming_the_run_not_a_crash() {
     let sb = sandbox();
     let session = connect(&sb, &[]).await;
-    let (_, exec) =
-        session.ok(json!({"action": "exec", "tool": "panicky.sh", "args": ["echo a; echo b; echo c"]})).await;
+    let (_, exec) = session.ok(json!({"action": "exec", "tool": "panicky.sh", "args": ["seq 1 10000"]})).await;
     let id = exec["runId"].as_str().expect("run id").to_string();
-    // One 8-byte entry of the index made absurd: read as a length, it would be exabytes.
-    let index = sb.state().join("runs").join(&id).join("lines.idx");
-    let mut entries = std::fs::read(&index).expect("lines.idx");
-    entries[8..16].copy_from_slice(&(u64::MAX >> 2).to_le_bytes());
-    std::fs::write(&index, entries).expect("damage lines.idx");
+    // Every mark of the index moved into the middle of its line: none may be used.
+    let index = sb.state().join("runs").join(&id).join("marks.idx");
+    let mut marks = std::fs::read(&index).expect("marks.idx");
+    assert!(!marks.is_empty(), "no marks in a 48 KB log");
+    for mark in marks.chunks_exact_mut(16) {
+        let start = u64::from_le_bytes(mark[8..].try_into().expect("8 bytes"));
+        mark[8..].copy_from_slice(&(start + 1).to_le_bytes());
+    }
+    std::fs::write(&index, marks).expect("damage marks.idx");
 
     let result = call(session.peer(), json!({"action": "log", "runId": id})).await;
     assert_eq!(result["isError"], true, "{result:#}");
     let message = text(&result);
-    assert!(message.contains(&format!("runs/{id}/lines.idx is damaged")), "{message}");
+    assert!(message.contains(&format!("runs/{id}/marks.idx is damaged")), "{message}");
     // The server is still there, and so is the rest of the run.
     let (answer, _) = session.ok(json!({"action": "log", "runId": id, "detail": "standard"})).await;
     assert!(answer.starts_with("ok · run "), "{answer}");

@@ -477,8 +477,8 @@ fn a_full_disk_loses_no_answer_and_retention_makes_room() {
     );
     std::fs::create_dir_all(sb.config().join("buildvise")).unwrap();
     std::fs::write(sb.config().join("buildvise/config.toml"), "[retention]\nmax_runs = 2\n").unwrap();
-    // 5000 lines of 100 bytes: about half the disk with their index.
-    let lines = "yes 012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012 | head -n 5000";
+    // 6000 lines of 100 bytes: more than half the disk, so that the second run fills it.
+    let lines = "yes 012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012 | head -n 6000";
     let script = format!(
         "$BV exec panicky.sh --json -- '{lines}' > a.json; echo $? > a.code; \
          $BV exec panicky.sh --json -- '{lines}; echo \"error: printed after the disk filled\"; exit 1' > b.json; \
@@ -510,7 +510,7 @@ fn a_full_disk_loses_no_answer_and_retention_makes_room() {
     assert_eq!(ids, [c["runId"].as_str().unwrap(), b["runId"].as_str().unwrap()], "{runs:#?}");
     let stored = runs[1]["lines"].as_u64().expect("lines");
     assert_eq!(runs[1]["status"], "exited", "{runs:#?}");
-    assert!(stored > 0 && stored < 5001, "{runs:#?}");
+    assert!(stored > 0 && stored < 6001, "{runs:#?}");
     let last = read("b-last.txt");
     assert!(last.starts_with(&format!("lines {stored}-{stored} of {stored}\n")), "{last}");
 }
