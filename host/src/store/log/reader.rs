@@ -821,11 +821,12 @@ mod tests {
     }
 
     #[test]
-    fn a_run_on_stdout_alone_writes_no_stream_index() {
+    fn a_short_run_on_stdout_alone_writes_no_marks_and_no_stream_index() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = LogWriter::create(dir.path()).unwrap();
         w.write_lines(Stream::Stdout, b"a\nb\n", &[1, 3]);
         assert!(w.finish().is_none());
+        assert_eq!(std::fs::metadata(dir.path().join(MARKS_IDX)).unwrap().len(), 0);
         assert!(!dir.path().join(STREAMS_IDX).exists());
         let mut r = LogReader::open(dir.path()).unwrap();
         assert_eq!(r.count(StreamFilter::Only(Stream::Stdout)).unwrap(), 2);

@@ -254,15 +254,6 @@ mod tests {
     }
 
     #[test]
-    fn a_short_run_writes_no_marks() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut w = LogWriter::create(dir.path()).unwrap();
-        w.write_lines(Stream::Stdout, b"a\nb\n", &[1, 3]);
-        assert!(w.finish().is_none());
-        assert!(marks(dir.path()).is_empty());
-    }
-
-    #[test]
     fn a_cut_falls_at_a_line_start() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
