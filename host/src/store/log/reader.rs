@@ -272,8 +272,9 @@ impl LogReader {
             let file = runs.file.as_mut().ok_or(std::io::ErrorKind::UnexpectedEof)?;
             let mut raw = [0u8; RUN_ENTRY as usize];
             file.seek(SeekFrom::Start((i - 1) * RUN_ENTRY)).and_then(|_| file.read_exact(&mut raw))?;
-            let (start, stream) = decode(u64::from_le_bytes(raw[..8].try_into().expect("8 bytes")));
-            Ok(Run { start, stream, before: u64::from_le_bytes(raw[8..].try_into().expect("8 bytes")) })
+            let (first, before) = pair(&raw);
+            let (start, stream) = decode(first);
+            Ok(Run { start, stream, before })
         };
         let path = self.dir.join(STREAMS_IDX);
         let (run, previous) = {
@@ -431,14 +432,15 @@ impl LogReader {
             }
         }
         let mut streams = Vec::with_capacity(indexes.len());
+        // Each run is read once, however many of the page's lines it holds.
         let mut run = self.run(lo)?;
+        let mut next = if lo + 1 < len { Some(self.run(lo + 1)?) } else { None };
         for &i in indexes {
-            while lo + 1 < len {
-                let next = self.run(lo + 1)?;
-                if next.start > i {
-                    break;
-                }
-                (lo, run) = (lo + 1, next);
+            while let Some(following) = next
+                && following.start <= i
+            {
+                (lo, run) = (lo + 1, following);
+                next = if lo + 1 < len { Some(self.run(lo + 1)?) } else { None };
             }
             streams.push(run.stream);
         }
