@@ -13,13 +13,8 @@ use super::{Head, Ln, Recogniser, Starts, bailed, frames, is_ascii_space, parse_
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
-use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
-
-/// A searcher for a suite line (`PASS src/a.test.js (5.1 s)`), which every test file prints,
-/// built once: `str`'s searches build theirs on every call.
-static VITEST_TEST: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" > "));
 
 static BABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^SyntaxError: (?P<file>.+?): (?P<msg>.*) \((?P<line>\d+):(?P<col>\d+)\)$").expect("valid regex")
@@ -100,7 +95,7 @@ impl Recogniser for Jest {
         if let Some(path) = trimmed.strip_prefix("FAIL ").or_else(|| trimmed.strip_prefix("PASS ")) {
             let path = trim(path);
             // Vitest's `FAIL  file > test` and `FAIL  file [ file ]` are not Jest's.
-            if VITEST_TEST.find(path.as_bytes()).is_some() || path.ends_with(']') || path.is_empty() {
+            if names_a_vitest_test(path) || path.ends_with(']') || path.is_empty() {
                 return false;
             }
             self.flush(sink);
@@ -182,6 +177,14 @@ impl Recogniser for Jest {
         }
         sink.push(diagnostic.with_log_range(block.start, block.end));
     }
+}
+
+/// Whether a suite line's path holds ` > `, as Vitest's `FAIL  file > test` does. By its `>`,
+/// which few paths hold: a suite line comes with every test file, and a substring searcher costs
+/// more than the line.
+fn names_a_vitest_test(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    memchr::memchr_iter(b'>', bytes).any(|at| at > 0 && bytes[at - 1] == b' ' && bytes.get(at + 1) == Some(&b' '))
 }
 
 /// Where the last ` (` in a suite line's path is, which starts its duration (`src/a.test.js (5.1 s)`).

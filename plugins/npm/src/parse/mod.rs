@@ -74,14 +74,19 @@ pub struct Head<'a> {
 }
 
 impl<'a> Head<'a> {
+    #[inline(always)]
     fn new(bytes: &'a [u8]) -> Self {
         // Most lines start with neither whitespace nor a character beyond ASCII.
         if bytes.first().is_some_and(u8::is_ascii_graphic) {
             return Head { bytes, unindented: bytes };
         }
-        let rest = match bytes.iter().position(|&b| !is_ascii_space(b)) {
-            Some(indent) => &bytes[indent..],
-            None => &[],
+        // Most indentation is a few spaces, counted eight at once, before a character that ends it.
+        let spaces = bytes.first_chunk().map_or(0, |word| {
+            (u64::from_le_bytes(*word) ^ u64::from_ne_bytes([b' '; 8])).trailing_zeros() as usize / 8
+        });
+        let rest = match bytes.get(spaces) {
+            Some(&b) if !is_ascii_space(b) => &bytes[spaces..],
+            _ => return Head { bytes, unindented: unindent(bytes) },
         };
         let unindented = if may_start_with_wide_space(rest) { trim_wide_space(rest) } else { rest };
         Head { bytes, unindented }
@@ -113,13 +118,15 @@ pub struct Starts {
 
 impl Starts {
     /// Fails to compile for an empty prefix (which every line would start with), for more than
-    /// 16, or for a NUL byte in the first eight of one (see [`first_word`]).
+    /// 16, for a NUL byte in the first eight of one (see [`first_word`]), or for one that starts
+    /// with whitespace (a blank line starts nothing: see [`NpmParser::feed`]).
     pub const fn new(prefixes: &'static [&'static str]) -> Self {
         let mut by_first = [0; 256];
         let mut words = [(0, 0); 16];
         let mut i = 0;
         while i < prefixes.len() {
             let prefix = prefixes[i].as_bytes();
+            assert!(!is_ascii_space(prefix[0]), "a prefix starts with whitespace");
             by_first[prefix[0] as usize] |= 1 << i;
             let mut at = 0;
             while at < prefix.len() && at < 8 {
@@ -171,8 +178,19 @@ fn first_word(bytes: &[u8]) -> u64 {
 
 /// The ASCII characters `char::is_whitespace` takes, which `str::trim_start` removes
 /// (`u8::is_ascii_whitespace` leaves out the vertical tab).
-fn is_ascii_space(b: u8) -> bool {
+const fn is_ascii_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r')
+}
+
+/// `bytes` without the whitespace `str::trim_start` would remove, up to the first invalid byte.
+/// Cold: for indentation [`Head::new`] does not tell at once (tabs, more than eight spaces).
+#[cold]
+fn unindent(bytes: &[u8]) -> &[u8] {
+    let rest = match bytes.iter().position(|&b| !is_ascii_space(b)) {
+        Some(indent) => &bytes[indent..],
+        None => &[],
+    };
+    if may_start_with_wide_space(rest) { trim_wide_space(rest) } else { rest }
 }
 
 /// Whether `bytes` may start with whitespace beyond ASCII (U+0085, U+00A0, U+1680, U+2000 to
@@ -182,7 +200,6 @@ fn may_start_with_wide_space(bytes: &[u8]) -> bool {
 }
 
 /// `bytes` without the whitespace `str::trim_start` would remove, up to the first invalid byte.
-/// Cold: kept out of [`Head::new`], which every line passes through.
 #[cold]
 fn trim_wide_space(bytes: &[u8]) -> &[u8] {
     let valid = bytes.utf8_chunks().next().map_or("", |chunk| chunk.valid());
@@ -432,6 +449,9 @@ impl NpmParser {
 
     /// The tool recognisers that may want the line, one bit each by index: the open ones, and
     /// those whose lines may start so.
+    // Inlined, with `Head::new` and tsc's test, into `feed`: called for every line, the calls and
+    // the registers they saved were a tenth of a line's instructions (callgrind on the bench's flood).
+    #[inline(always)]
     fn candidates(&self, head: &Head<'_>) -> u16 {
         let by_start = LINE_DISPATCH.recognisers(head.bytes) | UNINDENTED_DISPATCH.recognisers(head.unindented);
         let mut starting = by_start & !self.open;
@@ -543,6 +563,12 @@ impl Parser for NpmParser {
         }
         let head = Head::new(line.bytes);
         let prev_blank = std::mem::replace(&mut self.prev_blank, head.is_blank());
+        // A blank line starts nothing (no prefix, nothing anywhere): it matters only to a block
+        // that is open, and ends npm's.
+        if head.is_blank() && self.open == 0 {
+            self.npm.flush(&mut self.sink);
+            return;
+        }
         let npm_line = npm::may_be_npm(&head);
         if !npm_line {
             self.npm.flush(&mut self.sink);
@@ -619,31 +645,50 @@ fn bailed(failed: u64, failed_unit: (&str, &str), not_run: u64, unit: (&str, &st
 }
 
 /// The N of the first `N word` item (`3 failed`, ` 7 passed`) for each of `words`, 0 for a word
-/// no item has; other items are skipped. Read in one pass, into an array, and split and trimmed a
-/// byte at a time: a summary line comes with every test file, and `str`'s searches and trims cost
+/// no item has; other items are skipped. Read in one pass, into an array, a byte at a time: a
+/// summary line comes with every test file, and `str`'s searches, trims and number parsing cost
 /// more than its short items.
 fn parse_counts<const W: usize>(items: &str, separator: u8, words: [&str; W]) -> [u64; W] {
     let mut counts = [None; W];
-    for item in split_ascii(items, separator) {
-        let Some((n, word)) = split_once_ascii(trim(item), b' ') else { continue };
-        let Ok(n) = n.parse::<u64>() else { continue };
-        let word = trim(word);
-        if let Some(i) = words.iter().position(|w| *w == word) {
+    let mut rest = Some(items);
+    while let Some(text) = rest {
+        let item = match split_once_ascii(text, separator) {
+            Some((item, after)) => {
+                rest = Some(after);
+                item
+            }
+            None => rest.take().unwrap_or_default(),
+        };
+        // The first byte first: most words differ there, and it spares a call to `memcmp`.
+        let same = |w: &&str, word: &str| w.as_bytes().first() == word.as_bytes().first() && *w == word;
+        if let Some((n, word)) = count_item(item)
+            && let Some(i) = words.iter().position(|w| same(w, word))
+        {
             counts[i].get_or_insert(n);
         }
     }
     counts.map(|n| n.unwrap_or(0))
 }
 
-/// `text.split(separator)` for an ASCII separator.
-fn split_ascii(text: &str, separator: u8) -> impl Iterator<Item = &str> {
-    let mut rest = Some(text);
-    std::iter::from_fn(move || {
-        let text = rest.take()?;
-        let Some((item, after)) = split_once_ascii(text, separator) else { return Some(text) };
-        rest = Some(after);
-        Some(item)
-    })
+/// An item `N word`, whitespace around either: N (what `u64::from_str` reads) and the word.
+fn count_item(item: &str) -> Option<(u64, &str)> {
+    // Spaces before N are the usual whitespace, skipped here rather than by `trim`.
+    let item = match item.bytes().position(|b| b != b' ') {
+        Some(start) if item.as_bytes()[start].is_ascii_digit() => &item[start..],
+        _ => trim(item),
+    };
+    let bytes = item.as_bytes();
+    let first_digit = usize::from(bytes.first() == Some(&b'+'));
+    let mut at = first_digit;
+    let mut n = 0u64;
+    while let Some(digit) = bytes.get(at).and_then(|b| char::from(*b).to_digit(10)) {
+        n = n.checked_mul(10)?.checked_add(u64::from(digit))?;
+        at += 1;
+    }
+    if at == first_digit || bytes.get(at) != Some(&b' ') {
+        return None;
+    }
+    Some((n, trim(&item[at + 1..])))
 }
 
 /// `text.split_once(separator)` for an ASCII separator.
@@ -670,8 +715,19 @@ fn trim(text: &str) -> &str {
     let start = bytes.iter().position(|&b| !is_ascii_space(b)).unwrap_or(bytes.len());
     let end = bytes.iter().rposition(|&b| !is_ascii_space(b)).map_or(start, |last| last + 1);
     let trimmed = &text[start..end];
-    let wide = |b: Option<&u8>| b.is_some_and(|b| !b.is_ascii());
-    if wide(trimmed.as_bytes().first()) || wide(trimmed.as_bytes().last()) { trimmed.trim() } else { trimmed }
+    // Only a few characters beyond ASCII are whitespace (`●` and `✓`, which lines start with, are
+    // not): their bytes tell them before `str::trim` decodes them.
+    let bytes = trimmed.as_bytes();
+    if may_start_with_wide_space(bytes) || may_end_with_wide_space(bytes) { trimmed.trim() } else { trimmed }
+}
+
+/// Whether `bytes` may end with whitespace beyond ASCII (see [`may_start_with_wide_space`]),
+/// judged on the last bytes of those characters.
+fn may_end_with_wide_space(bytes: &[u8]) -> bool {
+    matches!(
+        bytes,
+        [.., 0xc2, 0x85 | 0xa0] | [.., 0xe1, 0x9a, 0x80] | [.., 0xe2, 0x80 | 0x81, _] | [.., 0xe3, 0x80, 0x80]
+    )
 }
 
 #[cfg(test)]
@@ -703,6 +759,34 @@ pub mod tests {
 
     pub fn warnings(result: &ParseResult) -> Vec<&Diagnostic> {
         result.diagnostics.iter().filter(|d| d.severity == Severity::Warning).collect()
+    }
+
+    #[test]
+    fn trim_and_head_take_off_what_str_trim_does() {
+        let wide =
+            ["\u{85}", "\u{a0}", "\u{1680}", "\u{2000}", "\u{200a}", "\u{2028}", "\u{202f}", "\u{205f}", "\u{3000}"];
+        let mut texts = vec![
+            String::new(),
+            " ".into(),
+            "\u{b}x\u{c}".into(),
+            "\u{25cf} Console".into(),
+            "  \u{2713} ok \u{2715}".into(),
+            "          deep".into(),
+            "\t x".into(),
+            "   ".into(),
+        ];
+        for space in wide {
+            texts.extend([
+                format!("{space}x"),
+                format!("x{space}"),
+                format!(" {space} \u{25cf} a {space}"),
+                format!("\u{2713}{space}"),
+            ]);
+        }
+        for text in &texts {
+            assert_eq!(super::trim(text), text.trim(), "{text:?}");
+            assert_eq!(super::Head::new(text.as_bytes()).unindented, text.trim_start().as_bytes(), "{text:?}");
+        }
     }
 
     #[test]
