@@ -86,7 +86,7 @@ impl<'a> Head<'a> {
         });
         let rest = match bytes.get(spaces) {
             Some(&b) if !is_ascii_space(b) => &bytes[spaces..],
-            _ => return Head { bytes, unindented: unindent(bytes) },
+            _ => skip_ascii_space(bytes),
         };
         let unindented = if may_start_with_wide_space(rest) { trim_wide_space(rest) } else { rest };
         Head { bytes, unindented }
@@ -182,15 +182,11 @@ const fn is_ascii_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r')
 }
 
-/// `bytes` without the whitespace `str::trim_start` would remove, up to the first invalid byte.
-/// Cold: for indentation [`Head::new`] does not tell at once (tabs, more than eight spaces).
+/// `bytes` without the ASCII whitespace they start with. Cold: for indentation [`Head::new`]
+/// does not tell at once (tabs, more than eight spaces).
 #[cold]
-fn unindent(bytes: &[u8]) -> &[u8] {
-    let rest = match bytes.iter().position(|&b| !is_ascii_space(b)) {
-        Some(indent) => &bytes[indent..],
-        None => &[],
-    };
-    if may_start_with_wide_space(rest) { trim_wide_space(rest) } else { rest }
+fn skip_ascii_space(bytes: &[u8]) -> &[u8] {
+    bytes.iter().position(|&b| !is_ascii_space(b)).map_or(&[], |indent| &bytes[indent..])
 }
 
 /// Whether `bytes` may start with whitespace beyond ASCII (U+0085, U+00A0, U+1680, U+2000 to
@@ -649,18 +645,16 @@ fn bailed(failed: u64, failed_unit: (&str, &str), not_run: u64, unit: (&str, &st
 /// summary line comes with every test file, and `str`'s searches, trims and number parsing cost
 /// more than its short items.
 fn parse_counts<const W: usize>(items: &str, separator: u8, words: [&str; W]) -> [u64; W] {
+    // The first byte first: most words differ there, and it spares a call to `memcmp`.
+    let same = |w: &&str, word: &str| w.as_bytes().first() == word.as_bytes().first() && *w == word;
     let mut counts = [None; W];
     let mut rest = Some(items);
     while let Some(text) = rest {
-        let item = match split_once_ascii(text, separator) {
-            Some((item, after)) => {
-                rest = Some(after);
-                item
-            }
-            None => rest.take().unwrap_or_default(),
+        let (item, after) = match split_once_ascii(text, separator) {
+            Some((item, after)) => (item, Some(after)),
+            None => (text, None),
         };
-        // The first byte first: most words differ there, and it spares a call to `memcmp`.
-        let same = |w: &&str, word: &str| w.as_bytes().first() == word.as_bytes().first() && *w == word;
+        rest = after;
         if let Some((n, word)) = count_item(item)
             && let Some(i) = words.iter().position(|w| same(w, word))
         {

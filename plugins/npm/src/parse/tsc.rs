@@ -160,6 +160,19 @@ mod tests {
     use crate::parse::tests::{errors, parse};
 
     #[test]
+    fn holds_ts_finds_a_pair_wherever_it_falls_against_its_windows() {
+        for len in 0..60 {
+            let only_ts = vec![b'T'; len];
+            assert!(!super::holds_ts(&only_ts), "{len} Ts");
+            for at in 0..len.saturating_sub(1) {
+                let mut line = only_ts.clone();
+                line[at + 1] = b'S';
+                assert!(super::holds_ts(&line), "TS at {at} of {len}");
+            }
+        }
+    }
+
+    #[test]
     fn plain_with_elaboration() {
         let result = parse(
             "\n> shop@1.0.0 build\n> tsc\n\n\
