@@ -60,12 +60,43 @@ struct Batch {
     /// Lines of one stream numbered one after another: the stream, the first's number, and the
     /// index of its span.
     runs: Vec<(Stream, u64, usize)>,
+    /// What the lines hold that the parser's view strips, found as they were copied in: the
+    /// reading thread has the bytes in its cache then, and the parser's thread is the busier.
+    strip: Strip,
+}
+
+/// What a batch's lines hold that [`parser_view`] takes out.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Strip {
+    /// Neither ESC nor CR: the lines are what the parser sees.
+    #[default]
+    Nothing,
+    /// A CR but no ESC: only a CR that ends a line goes.
+    Returns,
+    /// An ESC: every line is stripped of its escapes (and a CR that ends it).
+    Escapes,
+}
+
+impl Strip {
+    /// What `bytes` hold, at the cost of one search when they hold neither ESC nor CR.
+    fn of(bytes: &[u8]) -> Strip {
+        match memchr::memchr2(0x1b, b'\r', bytes) {
+            None => Strip::Nothing,
+            Some(at) if bytes[at] == 0x1b || memchr::memchr(0x1b, &bytes[at..]).is_some() => Strip::Escapes,
+            Some(_) => Strip::Returns,
+        }
+    }
 }
 
 impl Default for Batch {
     /// Sized for a full batch up front: grown by doubling, a batch held twice what it counted.
     fn default() -> Self {
-        Batch { data: Vec::with_capacity(BATCH_BYTES + 1024), spans: Vec::with_capacity(BATCH_LINES), runs: Vec::new() }
+        Batch {
+            data: Vec::with_capacity(BATCH_BYTES + 1024),
+            spans: Vec::with_capacity(BATCH_LINES),
+            runs: Vec::new(),
+            strip: Strip::Nothing,
+        }
     }
 }
 
@@ -74,6 +105,7 @@ impl Batch {
         self.continue_run(stream, number);
         self.spans.push((self.data.len() as u32, bytes.len() as u32));
         self.data.extend_from_slice(bytes);
+        self.strip = self.strip.max(Strip::of(bytes));
     }
 
     /// Takes the lines of `block` that end at `ends` (offsets of their `\n`), the first of them
@@ -82,7 +114,9 @@ impl Batch {
         let Some(&last) = ends.last() else { return };
         self.continue_run(stream, first);
         let here = self.data.len();
-        self.data.extend_from_slice(&block[start..=last]);
+        let lines = &block[start..=last];
+        self.data.extend_from_slice(lines);
+        self.strip = self.strip.max(Strip::of(lines));
         let mut line = start;
         self.spans.extend(ends.iter().map(|&end| {
             let span = ((here + line - start) as u32, (end - line) as u32);
@@ -118,6 +152,7 @@ impl Batch {
         self.data.clear();
         self.spans.clear();
         self.runs.clear();
+        self.strip = Strip::Nothing;
     }
 }
 
@@ -401,11 +436,11 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
 }
 
 /// The batch's lines as parsers see them: escapes and a trailing `\r` removed, in place, since
-/// stripping never lengthens a line. One look for ESC and CR over the whole batch spares the lines
-/// of a run that prints neither (most do) a look each.
+/// stripping never lengthens a line. What the batch holds ([`Strip`]) spares the lines of a run
+/// that prints neither ESC nor CR (most do) a look each.
 fn parser_view(batch: &mut Batch) -> Vec<LineRef<'_>> {
-    if let Some(at) = memchr::memchr2(0x1b, b'\r', &batch.data) {
-        let escapes = batch.data[at] == 0x1b || memchr::memchr(0x1b, &batch.data[at..]).is_some();
+    if batch.strip != Strip::Nothing {
+        let escapes = batch.strip == Strip::Escapes;
         for (start, len) in &mut batch.spans {
             let line = &mut batch.data[*start as usize..(*start + *len) as usize];
             if escapes || line.last() == Some(&b'\r') {
@@ -413,7 +448,7 @@ fn parser_view(batch: &mut Batch) -> Vec<LineRef<'_>> {
             }
         }
     }
-    let Batch { data, spans, runs } = batch;
+    let Batch { data, spans, runs, .. } = batch;
     let mut lines = Vec::with_capacity(spans.len());
     for (i, &(stream, first, at)) in runs.iter().enumerate() {
         let until = runs.get(i + 1).map_or(spans.len(), |r| r.2);
@@ -460,6 +495,21 @@ mod tests {
                 (Stream::Stdout, 20, b"skipped"),
             ]
         );
+    }
+
+    #[test]
+    fn what_a_batch_strips_is_found_as_its_lines_come_in() {
+        assert_eq!(Strip::of(b"plain\nlines\n"), Strip::Nothing);
+        assert_eq!(Strip::of(b"50%\r100%\n"), Strip::Returns);
+        assert_eq!(Strip::of(b"a\r\n\x1b[1mb\n"), Strip::Escapes);
+        assert_eq!(Strip::of(b"\x1b[0m\r\n"), Strip::Escapes);
+        let mut batch = Batch::default();
+        batch.push_block(Stream::Stdout, 1, b"\x1b[1mx\nplain\n", 6, &[11]);
+        assert_eq!(batch.strip, Strip::Nothing, "only the lines taken count");
+        batch.push(Stream::Stdout, 3, b"crlf\r");
+        assert_eq!(batch.strip, Strip::Returns);
+        batch.clear();
+        assert_eq!(batch.strip, Strip::Nothing);
     }
 
     #[test]

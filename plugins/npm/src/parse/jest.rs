@@ -9,7 +9,9 @@
 //! the repeats. A deep-equality diff of one line each way joins the headline ([`Diff`]), and
 //! `Test Suites: 1 failed, 1 of 5 total` says `--bail` left test files unrun.
 
-use super::{Head, Ln, Recogniser, Starts, bailed, frames, is_ascii_space, parse_counts, rsplit_once_ascii, trim};
+use super::{
+    CountWords, Head, Ln, Recogniser, Starts, bailed, frames, is_ascii_space, parse_counts, rsplit_once_ascii, trim,
+};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
@@ -110,8 +112,8 @@ impl Recogniser for Jest {
         }
         if let Some(counts) = trimmed.strip_prefix("Tests:") {
             self.flush(sink);
-            let words = ["passed", "failed", "skipped", "todo", "pending", "total"];
-            let [passed, failed, skipped, todo, pending, total] = parse_counts(counts, b',', words);
+            const WORDS: CountWords<6> = CountWords::new(["passed", "failed", "skipped", "todo", "pending", "total"]);
+            let [passed, failed, skipped, todo, pending, total] = parse_counts(counts, b',', &WORDS);
             let skipped = skipped.saturating_add(todo).saturating_add(pending);
             sink.add_summary(TestSummary::new(passed, failed, skipped, total));
             return true;
@@ -180,10 +182,18 @@ impl Recogniser for Jest {
 }
 
 /// Whether a suite line's path holds ` > `, as Vitest's `FAIL  file > test` does. By its `>`,
-/// which few paths hold: a suite line comes with every test file, and a substring searcher costs
-/// more than the line.
+/// which few paths hold, looked for eight bytes at a time: a suite line comes with every test
+/// file, and on a path of a few dozen bytes memchr's set-up cost more than the line's other tests.
 fn names_a_vitest_test(path: &str) -> bool {
     let bytes = path.as_bytes();
+    let (words, rest) = bytes.as_chunks::<8>();
+    let word_holds = |word: u64| {
+        let x = word ^ u64::from_ne_bytes([b'>'; 8]);
+        x.wrapping_sub(u64::from_ne_bytes([1; 8])) & !x & u64::from_ne_bytes([0x80; 8]) != 0
+    };
+    if !words.iter().any(|word| word_holds(u64::from_le_bytes(*word))) && !rest.contains(&b'>') {
+        return false;
+    }
     memchr::memchr_iter(b'>', bytes).any(|at| at > 0 && bytes[at - 1] == b' ' && bytes.get(at + 1) == Some(&b' '))
 }
 
@@ -215,7 +225,7 @@ fn suites_not_run(counts: &str, sink: &mut Sink) {
     if ran >= total {
         return;
     }
-    let [failed] = parse_counts(parts, b',', ["failed"]);
+    let [failed] = parse_counts(parts, b',', &CountWords::new(["failed"]));
     sink.stopped_early(bailed(
         failed,
         ("failed test file", "failed test files"),
@@ -260,6 +270,20 @@ Tests:       2 failed, 1 skipped, 2 todo, 7 passed, 12 total\n\
 Snapshots:   0 total\n\
 Time:        0.982 s, estimated 2 s\n\
 Ran all test suites.\n";
+
+    #[test]
+    fn a_vitest_test_name_is_seen_wherever_its_arrow_falls() {
+        for len in 0..40 {
+            let path = "s".repeat(len);
+            assert!(!super::names_a_vitest_test(&path));
+            for at in 0..len {
+                for arrow in [" > ", ">", "> ", " >", " >> "] {
+                    let named = format!("{}{arrow}{}", &path[..at], &path[at..]);
+                    assert_eq!(super::names_a_vitest_test(&named), named.contains(" > "), "{named:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn bullets_that_name_no_test_are_not_failures() {

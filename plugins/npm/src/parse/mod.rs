@@ -640,55 +640,92 @@ fn bailed(failed: u64, failed_unit: (&str, &str), not_run: u64, unit: (&str, &st
     format!("bailed after {}; {not_run} not run; rerun without --bail", count_of(failed, failed_unit.0, failed_unit.1))
 }
 
+/// The words of a summary's items (`passed`, `failed`), each with the key [`parse_counts`] tells
+/// it by: its length and its first eight bytes as a word (see [`first_word`]), made at compile time.
+pub struct CountWords<const W: usize> {
+    words: [&'static str; W],
+    keys: [(usize, u64); W],
+}
+
+impl<const W: usize> CountWords<W> {
+    pub const fn new(words: [&'static str; W]) -> Self {
+        let mut keys = [(0, 0); W];
+        let mut i = 0;
+        while i < W {
+            let word = words[i].as_bytes();
+            let mut at = 0;
+            while at < word.len() && at < 8 {
+                keys[i].1 |= (word[at] as u64) << (8 * at);
+                at += 1;
+            }
+            keys[i].0 = word.len();
+            i += 1;
+        }
+        CountWords { words, keys }
+    }
+
+    /// The index of `word`.
+    fn find(&self, word: &[u8]) -> Option<usize> {
+        let key = (word.len(), first_word(word));
+        self.keys.iter().zip(self.words).position(|(k, w)| *k == key && (word.len() <= 8 || w.as_bytes() == word))
+    }
+}
+
 /// The N of the first `N word` item (`3 failed`, ` 7 passed`) for each of `words`, 0 for a word
-/// no item has; other items are skipped. Read in one pass, into an array, a byte at a time: a
-/// summary line comes with every test file, and `str`'s searches, trims and number parsing cost
-/// more than its short items.
-fn parse_counts<const W: usize>(items: &str, separator: u8, words: [&str; W]) -> [u64; W] {
-    // The first byte first: most words differ there, and it spares a call to `memcmp`.
-    let same = |w: &&str, word: &str| w.as_bytes().first() == word.as_bytes().first() && *w == word;
-    let mut counts = [None; W];
-    let mut rest = Some(items);
-    while let Some(text) = rest {
-        let (item, after) = match split_once_ascii(text, separator) {
-            Some((item, after)) => (item, Some(after)),
-            None => (text, None),
-        };
-        rest = after;
+/// no item has; other items are skipped. A summary line comes with every test file: its items are
+/// read on their bytes, and a word is told by its key, where `str`'s splits, trims, number
+/// parsing and comparisons cost twice as much.
+fn parse_counts<const W: usize>(items: &str, separator: u8, words: &CountWords<W>) -> [u64; W] {
+    let mut counts = [0; W];
+    let mut seen = 0u64;
+    for item in items.as_bytes().split(|&b| b == separator) {
         if let Some((n, word)) = count_item(item)
-            && let Some(i) = words.iter().position(|w| same(w, word))
+            && let Some(i) = words.find(word)
+            && seen & 1 << i == 0
         {
-            counts[i].get_or_insert(n);
+            seen |= 1 << i;
+            counts[i] = n;
         }
     }
-    counts.map(|n| n.unwrap_or(0))
+    counts
 }
 
 /// An item `N word`, whitespace around either: N (what `u64::from_str` reads) and the word.
-fn count_item(item: &str) -> Option<(u64, &str)> {
+/// `item` is text: a piece of text cut at ASCII bytes.
+fn count_item(item: &[u8]) -> Option<(u64, &[u8])> {
     // Spaces before N are the usual whitespace, skipped here rather than by `trim`.
-    let item = match item.bytes().position(|b| b != b' ') {
-        Some(start) if item.as_bytes()[start].is_ascii_digit() => &item[start..],
-        _ => trim(item),
-    };
-    let bytes = item.as_bytes();
-    let first_digit = usize::from(bytes.first() == Some(&b'+'));
-    let mut at = first_digit;
+    let mut at = item.iter().position(|&b| b != b' ')?;
+    if !item[at].is_ascii_digit() {
+        return count_item_after_other_space(item);
+    }
     let mut n = 0u64;
-    while let Some(digit) = bytes.get(at).and_then(|b| char::from(*b).to_digit(10)) {
-        n = n.checked_mul(10)?.checked_add(u64::from(digit))?;
+    while let Some(&b) = item.get(at)
+        && b.is_ascii_digit()
+    {
+        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
         at += 1;
     }
-    if at == first_digit || bytes.get(at) != Some(&b' ') {
+    if item.get(at) != Some(&b' ') {
         return None;
     }
-    Some((n, trim(&item[at + 1..])))
+    let word = &item[at + 1..];
+    match (word.first(), word.last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => Some((n, word)),
+        _ => Some((n, trim(std::str::from_utf8(word).ok()?).as_bytes())),
+    }
 }
 
-/// `text.split_once(separator)` for an ASCII separator.
-fn split_once_ascii(text: &str, separator: u8) -> Option<(&str, &str)> {
-    let at = text.bytes().position(|b| b == separator)?;
-    Some((&text[..at], &text[at + 1..]))
+/// [`count_item`] for an item that starts with other whitespace than spaces, or with `+`.
+#[cold]
+fn count_item_after_other_space(item: &[u8]) -> Option<(u64, &[u8])> {
+    let item = trim(std::str::from_utf8(item).ok()?).as_bytes();
+    let digits = item.strip_prefix(b"+").unwrap_or(item);
+    let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
+    if end == 0 || digits.get(end) != Some(&b' ') {
+        return None;
+    }
+    let n = digits[..end].iter().try_fold(0u64, |n, b| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))?;
+    Some((n, trim(std::str::from_utf8(&digits[end + 1..]).ok()?).as_bytes()))
 }
 
 /// `text.rsplit_once(separator)` for an ASCII separator: `str`'s costs more than the few bytes
@@ -753,6 +790,59 @@ pub mod tests {
 
     pub fn warnings(result: &ParseResult) -> Vec<&Diagnostic> {
         result.diagnostics.iter().filter(|d| d.severity == Severity::Warning).collect()
+    }
+
+    #[test]
+    fn summary_counts_are_what_str_parsing_reads() {
+        // What a count means, said with `str`: N (optionally `+N`) after any whitespace, one
+        // space, then the word, trimmed; the first item of a word counts.
+        fn counts(items: &str, words: [&str; 3]) -> [u64; 3] {
+            let mut counts = [None; 3];
+            for item in items.split(',') {
+                let item = item.trim_start();
+                let digits = item.strip_prefix('+').unwrap_or(item);
+                let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+                let (Ok(n), Some(word)) = (digits[..end].parse::<u64>(), digits[end..].strip_prefix(' ')) else {
+                    continue;
+                };
+                if let Some(i) = words.iter().position(|w| *w == word.trim()) {
+                    counts[i].get_or_insert(n);
+                }
+            }
+            counts.map(|n| n.unwrap_or(0))
+        }
+        const WORDS: super::CountWords<3> = super::CountWords::new(["passed", "failed", "unexpectedly"]);
+        const PIECES: [&str; 16] = [
+            "passed",
+            "failed",
+            "unexpectedly",
+            "pass",
+            " ",
+            "  ",
+            "\t",
+            "\u{a0}",
+            "+",
+            "7",
+            "12",
+            ",",
+            "x",
+            "18446744073709551616",
+            "3 passed",
+            ", 12 failed",
+        ];
+        let mut texts = vec![
+            "       3 passed, 1 skipped, 4 total".to_string(),
+            " 2 failed, 4 failed, +5 passed , 9 unexpectedly\u{a0}".into(),
+            "\t3 passed,3  passed, 3passed, 3 ".into(),
+        ];
+        // Every text of four pieces, in every order.
+        let n = PIECES.len();
+        for i in 0..n.pow(4) {
+            texts.push([i % n, i / n % n, i / n / n % n, i / n / n / n].map(|p| PIECES[p]).concat());
+        }
+        for text in &texts {
+            assert_eq!(super::parse_counts(text, b',', &WORDS), counts(text, WORDS.words), "{text:?}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! headline ([`Diff`]). Vitest prints nothing when `--bail` stops it, but its counts show it:
 //! a total above failed + passed + skipped + todo (`Test Files  1 failed (4)`) is what never ran.
 
-use super::{Head, Ln, Recogniser, Starts, bailed, frames, parse_counts};
+use super::{CountWords, Head, Ln, Recogniser, Starts, bailed, frames, parse_counts};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary};
@@ -264,7 +264,8 @@ fn summary(counts: &str) -> TestSummary {
         Some((parts, total)) => (parts, total.trim_end_matches(')').trim().parse::<u64>().ok()),
         None => (counts, None),
     };
-    let [passed, failed, skipped, todo] = parse_counts(parts, b'|', ["passed", "failed", "skipped", "todo"]);
+    const WORDS: CountWords<4> = CountWords::new(["passed", "failed", "skipped", "todo"]);
+    let [passed, failed, skipped, todo] = parse_counts(parts, b'|', &WORDS);
     let skipped = skipped.saturating_add(todo);
     TestSummary::new(passed, failed, skipped, total.unwrap_or(passed.saturating_add(failed).saturating_add(skipped)))
 }
