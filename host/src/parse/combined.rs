@@ -5,7 +5,7 @@
 //! made one again by a later format (`formats = ["gcc", "fallback"]` reports a gcc error once).
 
 use super::patterns::PatternParser;
-use crate::plugins::{LineRef, ParserHandle, PluginError};
+use crate::plugins::{LineBlock, ParserHandle, PluginError};
 use buildvise_plugin_api::{LogRange, ParseResult, Progress, RunEnd};
 
 /// What reads one run's output.
@@ -31,11 +31,11 @@ impl RunParser {
         RunParser { parts }
     }
 
-    pub fn feed_batch(&mut self, lines: &[LineRef<'_>]) {
+    pub fn feed_block(&mut self, block: &LineBlock<'_>) {
         for part in &mut self.parts {
             match part {
-                Part::Plugin(handle) => handle.feed_batch(lines),
-                Part::Patterns(patterns) => lines.iter().for_each(|l| patterns.feed(l.number(), l.bytes())),
+                Part::Plugin(handle) => handle.feed_block(block),
+                Part::Patterns(patterns) => block.lines().for_each(|l| patterns.feed(l.number(), l.bytes())),
             }
         }
     }

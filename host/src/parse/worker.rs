@@ -7,7 +7,8 @@
 //! sees it was abandoned, frees the parser and ends.
 
 use super::RunParser;
-use crate::plugins::{LineRef, PluginError};
+use crate::plugins::{LineBlock, PluginError, stream_tag};
+use buildvise_plugin_api::abi::{RawRun, RawSpan};
 use buildvise_plugin_api::{ParseResult, Progress, RunEnd, Stream, strip_ansi};
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -52,14 +53,15 @@ const SPARE_BATCHES: usize = 4;
 ///
 /// A line is a span of `data`; its stream and number come from the run of consecutive lines it
 /// belongs to, since a block brings many lines of one stream. Eight bytes a line, not the 32 of
-/// a line's full description, is what the reading side writes for each.
+/// a line's full description, is what the reading side writes for each; spans and runs are the
+/// ABI's own, so that a plugin takes the batch as it is ([`LineBlock`]).
 struct Batch {
     data: Vec<u8>,
     /// Each line's start in `data`, and its length.
-    spans: Vec<(u32, u32)>,
-    /// Lines of one stream numbered one after another: the stream, the first's number, and the
-    /// index of its span.
-    runs: Vec<(Stream, u64, usize)>,
+    spans: Vec<RawSpan>,
+    /// Lines of one stream numbered one after another: the stream's tag, the first's number, and
+    /// the index of its span.
+    runs: Vec<RawRun>,
     /// What the lines hold that the parser's view strips, found as they were copied in: the
     /// reading thread has the bytes in its cache then, and the parser's thread is the busier.
     strip: Strip,
@@ -103,7 +105,7 @@ impl Default for Batch {
 impl Batch {
     fn push(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
         self.continue_run(stream, number);
-        self.spans.push((self.data.len() as u32, bytes.len() as u32));
+        self.spans.push(RawSpan { start: self.data.len() as u32, len: bytes.len() as u32 });
         self.data.extend_from_slice(bytes);
         self.strip = self.strip.max(Strip::of(bytes));
     }
@@ -119,7 +121,7 @@ impl Batch {
         self.strip = self.strip.max(Strip::of(lines));
         let mut line = start;
         self.spans.extend(ends.iter().map(|&end| {
-            let span = ((here + line - start) as u32, (end - line) as u32);
+            let span = RawSpan { start: (here + line - start) as u32, len: (end - line) as u32 };
             line = end + 1;
             span
         }));
@@ -127,12 +129,10 @@ impl Batch {
 
     /// Starts a run for a line `number` of `stream`, unless it follows the last run's lines.
     fn continue_run(&mut self, stream: Stream, number: u64) {
-        let follows = self
-            .runs
-            .last()
-            .is_some_and(|&(s, first, at)| s == stream && first + (self.spans.len() - at) as u64 == number);
+        let (stream, at) = (stream_tag(stream), self.spans.len() as u64);
+        let follows = self.runs.last().is_some_and(|run| run.stream == stream && run.first + (at - run.at) == number);
         if !follows {
-            self.runs.push((stream, number, self.spans.len()));
+            self.runs.push(RawRun { stream, first: number, at });
         }
     }
 
@@ -145,7 +145,7 @@ impl Batch {
     }
 
     fn first_line(&self) -> u64 {
-        self.runs.first().map_or(0, |r| r.1)
+        self.runs.first().map_or(0, |run| run.first)
     }
 
     fn clear(&mut self) {
@@ -405,9 +405,9 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
                 shared.changed.notify_all();
             }
             shared.mark_busy(batch.first_line());
-            let lines = parser_view(&mut batch);
-            parser.feed_batch(&lines);
-            let last_line = lines.iter().rev().map(LineRef::bytes).find(|b| b.iter().any(|c| !c.is_ascii_whitespace()));
+            let view = parser_view(&mut batch);
+            parser.feed_block(&view.block());
+            let last_line = view.last_line();
             let progress = shared.want_progress.swap(false, Ordering::SeqCst).then(|| parser.progress());
             if let Ok(mut reported) = shared.reported.lock() {
                 if let Some(line) = last_line {
@@ -418,7 +418,6 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
                     reported.progress = progress;
                 }
             }
-            drop(lines);
             shared.busy_since_ms.store(0, Ordering::SeqCst);
             batch.clear();
             fed = Some(batch);
@@ -438,25 +437,38 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
 /// The batch's lines as parsers see them: escapes and a trailing `\r` removed, in place, since
 /// stripping never lengthens a line. What the batch holds ([`Strip`]) spares the lines of a run
 /// that prints neither ESC nor CR (most do) a look each.
-fn parser_view(batch: &mut Batch) -> Vec<LineRef<'_>> {
+fn parser_view(batch: &mut Batch) -> View<'_> {
     if batch.strip != Strip::Nothing {
         let escapes = batch.strip == Strip::Escapes;
-        for (start, len) in &mut batch.spans {
-            let line = &mut batch.data[*start as usize..(*start + *len) as usize];
+        for span in &mut batch.spans {
+            let line = &mut batch.data[span.start as usize..(span.start + span.len) as usize];
             if escapes || line.last() == Some(&b'\r') {
-                *len = strip_in_place(line) as u32;
+                span.len = strip_in_place(line) as u32;
             }
         }
     }
-    let Batch { data, spans, runs, .. } = batch;
-    let mut lines = Vec::with_capacity(spans.len());
-    for (i, &(stream, first, at)) in runs.iter().enumerate() {
-        let until = runs.get(i + 1).map_or(spans.len(), |r| r.2);
-        lines.extend((first..).zip(&spans[at..until]).map(|(number, &(start, len))| {
-            LineRef::new(stream, number, &data[start as usize..(start + len) as usize])
-        }));
+    View { data: &batch.data, spans: &batch.spans, runs: &batch.runs }
+}
+
+/// A batch as its parser sees it, after [`parser_view`].
+struct View<'a> {
+    data: &'a [u8],
+    spans: &'a [RawSpan],
+    runs: &'a [RawRun],
+}
+
+impl<'a> View<'a> {
+    fn block(&self) -> LineBlock<'a> {
+        LineBlock::new(self.data, self.spans, self.runs).expect("a batch's spans and runs are made to fit it")
     }
-    lines
+
+    /// The last line with more than whitespace, for progress.
+    fn last_line(&self) -> Option<&'a [u8]> {
+        let data = self.data;
+        let mut lines =
+            self.spans.iter().rev().map(|span| &data[span.start as usize..(span.start + span.len) as usize]);
+        lines.find(|line| line.iter().any(|c| !c.is_ascii_whitespace()))
+    }
 }
 
 /// Strips `line` as [`strip_ansi`] does, into its own first bytes; returns the new length.
@@ -481,8 +493,9 @@ mod tests {
         batch.push(Stream::Stdout, 10, b"crlf\r");
         batch.push_block(Stream::Stdout, 11, b"a\nb\n", 0, &[1, 3]);
         batch.push_block(Stream::Stdout, 20, b"x\nskipped\n", 2, &[9]);
-        let lines = parser_view(&mut batch);
-        let seen: Vec<(Stream, u64, &[u8])> = lines.iter().map(|l| (l.stream(), l.number(), l.bytes())).collect();
+        let view = parser_view(&mut batch);
+        let seen: Vec<(Stream, u64, &[u8])> =
+            view.block().lines().map(|l| (l.stream(), l.number(), l.bytes())).collect();
         assert_eq!(
             seen,
             [
@@ -495,6 +508,7 @@ mod tests {
                 (Stream::Stdout, 20, b"skipped"),
             ]
         );
+        assert_eq!(view.last_line(), Some(&b"skipped"[..]));
     }
 
     #[test]
@@ -517,7 +531,7 @@ mod tests {
         let view = |block: &[u8], ends: &[usize]| {
             let mut batch = Batch::default();
             batch.push_block(Stream::Stdout, 1, block, 0, ends);
-            parser_view(&mut batch).iter().map(|l| l.bytes().to_vec()).collect::<Vec<_>>()
+            parser_view(&mut batch).block().lines().map(|l| l.bytes().to_vec()).collect::<Vec<_>>()
         };
         assert_eq!(view(b"50%\r100%\r\nok\n", &[9, 12]), [b"50%\r100%".to_vec(), b"ok".to_vec()]);
         assert_eq!(view(b"plain\nlines\n", &[5, 11]), [b"plain".to_vec(), b"lines".to_vec()]);

@@ -7,7 +7,8 @@
 #![allow(unsafe_code)]
 
 use buildvise_plugin_api::abi::{
-    self, AbiHeader, FeedBatchFn, FormatParserNewFn, PluginTableV1, RawBuf, RawLine, RawOutcome, RawSlice,
+    self, AbiHeader, FeedBatchFn, FeedBlockFn, FormatParserNewFn, PluginTableV1, RawBlock, RawBuf, RawLine, RawOutcome,
+    RawRun, RawSlice, RawSpan,
 };
 use buildvise_plugin_api::{CommandPlan, Manifest, ParseContext, ParseResult, PlanRequest, Progress, RunEnd, Stream};
 use std::ffi::c_void;
@@ -59,6 +60,7 @@ struct Table {
     buffer_free: unsafe extern "C" fn(RawBuf),
     parser_feed_batch: Option<FeedBatchFn>,
     format_parser_new: Option<FormatParserNewFn>,
+    parser_feed_block: Option<FeedBlockFn>,
 }
 
 /// A loaded plugin. The library stays mapped for the life of the process (unloading Rust
@@ -199,6 +201,14 @@ unsafe fn copy_table(table: *const PluginTableV1, size: u32) -> Table {
             } else {
                 None
             },
+            parser_feed_block: if reaches(
+                std::mem::offset_of!(PluginTableV1, parser_feed_block),
+                size_of::<Option<FeedBlockFn>>(),
+            ) {
+                std::ptr::addr_of!((*table).parser_feed_block).read()
+            } else {
+                None
+            },
         }
     }
 }
@@ -240,7 +250,48 @@ impl<'a> LineRef<'a> {
     }
 }
 
-fn tag(stream: Stream) -> u32 {
+/// Lines lent to [`ParserHandle::feed_block`] as the host gathers them: their bytes end to end,
+/// a span of `bytes` for each, and the runs of one stream that number them (the ABI's own
+/// tables, so a plugin of ABI 1.3 gets them with no copy).
+#[derive(Clone, Copy)]
+pub struct LineBlock<'a> {
+    bytes: &'a [u8],
+    spans: &'a [RawSpan],
+    runs: &'a [RawRun],
+}
+
+impl<'a> LineBlock<'a> {
+    /// None when a span falls outside `bytes`, or the runs do not start at the first span and go
+    /// forward within them.
+    pub fn new(bytes: &'a [u8], spans: &'a [RawSpan], runs: &'a [RawRun]) -> Option<Self> {
+        let ends = runs.iter().skip(1).map(|run| run.at).chain([spans.len() as u64]);
+        let in_order = runs.first().map_or(spans.is_empty(), |first| first.at == 0)
+            && runs.iter().zip(ends).all(|(run, end)| run.at <= end);
+        // The furthest end, with no early exit: the compiler makes it a vector loop.
+        let inside = spans.iter().map(|span| u64::from(span.start) + u64::from(span.len)).max().unwrap_or(0)
+            <= bytes.len() as u64;
+        (in_order && inside).then_some(LineBlock { bytes, spans, runs })
+    }
+
+    /// The lines in order.
+    pub fn lines(&self) -> impl Iterator<Item = LineRef<'a>> + use<'a> {
+        let LineBlock { bytes, spans, runs } = *self;
+        let ends = runs.iter().skip(1).map(|run| run.at).chain([spans.len() as u64]);
+        runs.iter().zip(ends).flat_map(move |(run, end)| {
+            (run.first..).zip(&spans[run.at as usize..end as usize]).map(move |(number, span)| LineRef {
+                raw: RawLine {
+                    stream: run.stream,
+                    number,
+                    bytes: RawSlice::new(&bytes[span.start as usize..(span.start + span.len) as usize]),
+                },
+                bytes: PhantomData,
+            })
+        })
+    }
+}
+
+/// The ABI's tag for `stream`.
+pub fn tag(stream: Stream) -> u32 {
     if stream == Stream::Stderr { abi::STREAM_STDERR } else { abi::STREAM_STDOUT }
 }
 
@@ -289,6 +340,30 @@ impl ParserHandle {
         }
     }
 
+    /// Feeds a block of lines, in one call with no copy when the plugin has `parser_feed_block`
+    /// (ABI 1.3), else as [`ParserHandle::feed_batch`] does.
+    pub fn feed_block(&mut self, block: &LineBlock<'_>) {
+        if self.failed_at.is_some() || block.spans.is_empty() {
+            return;
+        }
+        let Some(feed_block) = self.library.table.parser_feed_block else {
+            self.feed_batch(&block.lines().collect::<Vec<_>>());
+            return;
+        };
+        let raw = RawBlock {
+            bytes: RawSlice::new(block.bytes),
+            spans: block.spans.as_ptr(),
+            span_count: block.spans.len(),
+            runs: block.runs.as_ptr(),
+            run_count: block.runs.len(),
+        };
+        // SAFETY: the handle is live; the block, its tables and its bytes are lent for the call,
+        // and `LineBlock::new` checked that they fit one another.
+        if unsafe { feed_block(self.handle, &raw) } != abi::STATUS_OK {
+            self.failed_at = Some(block.runs[0].first);
+        }
+    }
+
     /// Feeds one line.
     pub fn feed(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
         self.feed_batch(&[LineRef::new(stream, number, bytes)]);
@@ -318,5 +393,42 @@ impl Drop for ParserHandle {
     fn drop(&mut self) {
         // SAFETY: the handle came from parser_new and is freed once, here.
         unsafe { (self.library.table.parser_free)(self.handle) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(start: u32, len: u32) -> RawSpan {
+        RawSpan { start, len }
+    }
+
+    fn run(stream: Stream, first: u64, at: u64) -> RawRun {
+        RawRun { stream: tag(stream), first, at }
+    }
+
+    #[test]
+    fn a_block_gives_its_lines_with_their_runs_streams_and_numbers() {
+        let spans = [span(0, 3), span(3, 0), span(3, 4)];
+        let runs = [run(Stream::Stderr, 4, 0), run(Stream::Stdout, 10, 2)];
+        let block = LineBlock::new(b"onefour", &spans, &runs).expect("a block that fits");
+        let lines: Vec<_> = block.lines().map(|l| (l.stream(), l.number(), l.bytes())).collect();
+        assert_eq!(lines, [(Stream::Stderr, 4, &b"one"[..]), (Stream::Stderr, 5, b""), (Stream::Stdout, 10, b"four")]);
+    }
+
+    #[test]
+    fn a_block_whose_spans_or_runs_do_not_fit_is_refused() {
+        let spans = [span(0, 3), span(3, 4)];
+        let fits = |bytes: &[u8], spans: &[RawSpan], runs: &[RawRun]| LineBlock::new(bytes, spans, runs).is_some();
+        assert!(fits(b"onefour", &spans, &[run(Stream::Stdout, 1, 0)]));
+        assert!(!fits(b"onefou", &spans, &[run(Stream::Stdout, 1, 0)]), "a span past the bytes");
+        assert!(!fits(b"onefour", &spans, &[run(Stream::Stdout, 1, 1)]), "no run for the first span");
+        assert!(
+            !fits(b"onefour", &spans, &[run(Stream::Stdout, 1, 0), run(Stream::Stdout, 5, 3)]),
+            "a run past the spans"
+        );
+        assert!(!fits(b"onefour", &spans, &[]), "lines with no run");
+        assert!(fits(b"", &[], &[]), "no lines");
     }
 }

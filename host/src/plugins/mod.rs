@@ -16,7 +16,7 @@
 pub mod cache;
 mod library;
 
-pub use library::{LineRef, LoadError, ParserHandle, PluginError, PluginLibrary};
+pub use library::{LineBlock, LineRef, LoadError, ParserHandle, PluginError, PluginLibrary, tag as stream_tag};
 
 use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, PlanRequest, ToolSpec};
 use cache::{ManifestCache, Stamp};

@@ -9,13 +9,14 @@ mod handmade;
 use handmade::*;
 use std::ffi::c_void;
 
-/// The 1.0 table, then 1.1's and 1.2's slots (no formats: left null), then two slots of a minor
-/// version this host does not know.
+/// The 1.0 table, then 1.1's, 1.2's and 1.3's slots (no formats, no blocks: left null), then two
+/// slots of a minor version this host does not know.
 #[repr(C)]
 pub struct TableNext {
     base: Table10,
     parser_feed_batch: Option<unsafe extern "C" fn(*mut c_void, *const RawLine, usize) -> u32>,
     format_parser_new: Option<unsafe extern "C" fn(RawSlice, RawSlice, *mut *mut c_void) -> RawOutcome>,
+    parser_feed_block: Option<unsafe extern "C" fn(*mut c_void, *const c_void) -> u32>,
     future_one: Option<unsafe extern "C" fn()>,
     future_two: Option<unsafe extern "C" fn()>,
 }
@@ -41,6 +42,7 @@ static TABLE: TableNext = TableNext {
     base: Table10::with(size_of::<TableNext>(), manifest, parser_finish),
     parser_feed_batch: Some(feed_batch),
     format_parser_new: None,
+    parser_feed_block: None,
     future_one: Some(never),
     future_two: Some(never),
 };
