@@ -601,6 +601,7 @@ mod tests {
     impl Parser for EchoParser {
         fn feed(&mut self, line: Line<'_>) {
             let stream = if line.stream == Stream::Stderr { "err" } else { "out" };
+            assert!(line.bytes != b"boom", "a line that ends parsers");
             self.0.push(Diagnostic::error(format!("{stream} {} {}", line.number, line.text())));
         }
         fn finish(&mut self, _: &RunEnd) -> ParseResult {
@@ -661,6 +662,15 @@ mod tests {
         assert_eq!(status, STATUS_OK);
         assert_eq!(lines.unwrap(), ["out 7 one", "out 8 two", "err 9 three", "out 20 \u{1b}four"]);
         assert_eq!(feed_block(b"", &[], &[]), (STATUS_OK, Ok(Vec::new())), "an empty block is no lines");
+    }
+
+    #[test]
+    fn a_parser_that_panics_on_a_blocks_line_is_reported_with_that_lines_number() {
+        let spans = [RawSpan { start: 0, len: 2 }, RawSpan { start: 2, len: 4 }];
+        let (status, result) = feed_block(b"okboom", &spans, &[run(STREAM_STDOUT, 41, 0)]);
+        assert_eq!(status, STATUS_ERROR);
+        let error = result.expect_err("the parser failed");
+        assert!(error.contains("parser panicked at log line 42: a line that ends parsers"), "{error}");
     }
 
     #[test]

@@ -261,31 +261,29 @@ pub struct LineBlock<'a> {
 }
 
 impl<'a> LineBlock<'a> {
-    /// None when a span falls outside `bytes`, or the runs do not start at the first span and go
-    /// forward within them.
+    /// None when the runs do not start at the first span and go forward within them. The spans
+    /// are not looked at here: the plugin checks each before it reads the line (a first pass over
+    /// them would cost the parser's thread what reading them costs), and [`LineBlock::lines`] ends
+    /// at one that falls outside `bytes`.
     pub fn new(bytes: &'a [u8], spans: &'a [RawSpan], runs: &'a [RawRun]) -> Option<Self> {
         let ends = runs.iter().skip(1).map(|run| run.at).chain([spans.len() as u64]);
         let in_order = runs.first().map_or(spans.is_empty(), |first| first.at == 0)
             && runs.iter().zip(ends).all(|(run, end)| run.at <= end);
-        // The furthest end, with no early exit: the compiler makes it a vector loop.
-        let inside = spans.iter().map(|span| u64::from(span.start) + u64::from(span.len)).max().unwrap_or(0)
-            <= bytes.len() as u64;
-        (in_order && inside).then_some(LineBlock { bytes, spans, runs })
+        in_order.then_some(LineBlock { bytes, spans, runs })
     }
 
-    /// The lines in order.
+    /// The lines in order, up to a span that falls outside the bytes.
     pub fn lines(&self) -> impl Iterator<Item = LineRef<'a>> + use<'a> {
         let LineBlock { bytes, spans, runs } = *self;
         let ends = runs.iter().skip(1).map(|run| run.at).chain([spans.len() as u64]);
-        runs.iter().zip(ends).flat_map(move |(run, end)| {
-            (run.first..).zip(&spans[run.at as usize..end as usize]).map(move |(number, span)| LineRef {
-                raw: RawLine {
-                    stream: run.stream,
-                    number,
-                    bytes: RawSlice::new(&bytes[span.start as usize..(span.start + span.len) as usize]),
-                },
-                bytes: PhantomData,
-            })
+        let numbered = runs.iter().zip(ends).flat_map(move |(run, end)| {
+            (run.first..)
+                .zip(&spans[run.at as usize..end as usize])
+                .map(move |(number, span)| (run.stream, number, span))
+        });
+        numbered.map_while(move |(stream, number, span)| {
+            let line = bytes.get(span.start as usize..span.start as usize + span.len as usize)?;
+            Some(LineRef { raw: RawLine { stream, number, bytes: RawSlice::new(line) }, bytes: PhantomData })
         })
     }
 }
@@ -357,8 +355,8 @@ impl ParserHandle {
             runs: block.runs.as_ptr(),
             run_count: block.runs.len(),
         };
-        // SAFETY: the handle is live; the block, its tables and its bytes are lent for the call,
-        // and `LineBlock::new` checked that they fit one another.
+        // SAFETY: the handle is live; the block, its tables and its bytes are lent for the call (the
+        // plugin-api checks that they fit one another before it reads a line).
         if unsafe { feed_block(self.handle, &raw) } != abi::STATUS_OK {
             self.failed_at = Some(block.runs[0].first);
         }
@@ -422,7 +420,6 @@ mod tests {
         let spans = [span(0, 3), span(3, 4)];
         let fits = |bytes: &[u8], spans: &[RawSpan], runs: &[RawRun]| LineBlock::new(bytes, spans, runs).is_some();
         assert!(fits(b"onefour", &spans, &[run(Stream::Stdout, 1, 0)]));
-        assert!(!fits(b"onefou", &spans, &[run(Stream::Stdout, 1, 0)]), "a span past the bytes");
         assert!(!fits(b"onefour", &spans, &[run(Stream::Stdout, 1, 1)]), "no run for the first span");
         assert!(
             !fits(b"onefour", &spans, &[run(Stream::Stdout, 1, 0), run(Stream::Stdout, 5, 3)]),
@@ -430,5 +427,9 @@ mod tests {
         );
         assert!(!fits(b"onefour", &spans, &[]), "lines with no run");
         assert!(fits(b"", &[], &[]), "no lines");
+        let runs = [run(Stream::Stdout, 1, 0)];
+        let short = LineBlock::new(b"onefou", &spans, &runs).expect("runs that fit");
+        let lines: Vec<_> = short.lines().map(|l| l.bytes()).collect();
+        assert_eq!(lines, [b"one"], "the lines end at a span past the bytes");
     }
 }
