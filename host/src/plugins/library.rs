@@ -174,6 +174,16 @@ fn check_header(version: u32, size: u32) -> Result<(), LoadError> {
 /// `table` points at a live table of at least `size` bytes, and `size` ≥ [`abi::TABLE_SIZE_1_0`].
 unsafe fn copy_table(table: *const PluginTableV1, size: u32) -> Table {
     let reaches = |offset: usize, len: usize| offset + len <= size as usize;
+    // An optional slot, of type `Option<$kind>`: read when the table reaches past it, else absent.
+    macro_rules! optional {
+        ($slot:ident: $kind:ty) => {
+            if reaches(std::mem::offset_of!(PluginTableV1, $slot), size_of::<Option<$kind>>()) {
+                std::ptr::addr_of!((*table).$slot).read()
+            } else {
+                None
+            }
+        };
+    }
     // SAFETY: 1.0 fields lie within the checked size; each is read on its own through a raw
     // pointer, never through a reference to a whole (possibly shorter) table.
     unsafe {
@@ -185,30 +195,9 @@ unsafe fn copy_table(table: *const PluginTableV1, size: u32) -> Table {
             parser_free: std::ptr::addr_of!((*table).parser_free).read(),
             parser_progress: std::ptr::addr_of!((*table).parser_progress).read(),
             buffer_free: std::ptr::addr_of!((*table).buffer_free).read(),
-            parser_feed_batch: if reaches(
-                std::mem::offset_of!(PluginTableV1, parser_feed_batch),
-                size_of::<Option<FeedBatchFn>>(),
-            ) {
-                std::ptr::addr_of!((*table).parser_feed_batch).read()
-            } else {
-                None
-            },
-            format_parser_new: if reaches(
-                std::mem::offset_of!(PluginTableV1, format_parser_new),
-                size_of::<Option<FormatParserNewFn>>(),
-            ) {
-                std::ptr::addr_of!((*table).format_parser_new).read()
-            } else {
-                None
-            },
-            parser_feed_block: if reaches(
-                std::mem::offset_of!(PluginTableV1, parser_feed_block),
-                size_of::<Option<FeedBlockFn>>(),
-            ) {
-                std::ptr::addr_of!((*table).parser_feed_block).read()
-            } else {
-                None
-            },
+            parser_feed_batch: optional!(parser_feed_batch: FeedBatchFn),
+            format_parser_new: optional!(format_parser_new: FormatParserNewFn),
+            parser_feed_block: optional!(parser_feed_block: FeedBlockFn),
         }
     }
 }
