@@ -1,5 +1,6 @@
 //! One loaded plugin library: the only place the host calls through the C ABI, and one of the
-//! two modules of the host allowed `unsafe` (the other is `run::guard`, which forks).
+//! places in the host allowed `unsafe` (the others are `run::guard`, which forks, and
+//! `run::lines::line_ends`, which compares 32 bytes at a time).
 //!
 //! Everything unsafe about plugins lives here: reading the ABI header, resolving the entry symbol,
 //! copying the function table (only as far as the library says it reaches), and moving buffers

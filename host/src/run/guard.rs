@@ -13,7 +13,8 @@
 //! from a process that may have other threads can only make system calls that need no lock
 //! another thread may have held, so the guard's whole life is raw system calls on memory it
 //! owns: no allocation, no locks, no formatting, no panics, no destructors. Those calls are
-//! why this is one of the two modules of the host allowed `unsafe`.
+//! why this is one of the places in the host allowed `unsafe` (with `plugins::library` and
+//! `run::lines::line_ends`).
 #![allow(unsafe_code)]
 
 use std::fs::File;
