@@ -256,20 +256,16 @@ impl<'a> LineBlock<'a> {
     /// them would cost the parser's thread what reading them costs), and [`LineBlock::lines`] ends
     /// at one that falls outside `bytes`.
     pub fn new(bytes: &'a [u8], spans: &'a [RawSpan], runs: &'a [RawRun]) -> Option<Self> {
-        let ends = runs.iter().skip(1).map(|run| run.at).chain([spans.len() as u64]);
-        let in_order = runs.first().map_or(spans.is_empty(), |first| first.at == 0)
-            && runs.iter().zip(ends).all(|(run, end)| run.at <= end);
-        in_order.then_some(LineBlock { bytes, spans, runs })
+        RawRun::ends(runs, spans.len()).map(|_| LineBlock { bytes, spans, runs })
     }
 
     /// The lines in order, up to a span that falls outside the bytes.
     pub fn lines(&self) -> impl Iterator<Item = LineRef<'a>> + use<'a> {
         let LineBlock { bytes, spans, runs } = *self;
-        let ends = runs.iter().skip(1).map(|run| run.at).chain([spans.len() as u64]);
+        // `new` checked the runs, so their ends are there.
+        let ends = RawRun::ends(runs, spans.len()).into_iter().flatten();
         let numbered = runs.iter().zip(ends).flat_map(move |(run, end)| {
-            (run.first..)
-                .zip(&spans[run.at as usize..end as usize])
-                .map(move |(number, span)| (run.stream, number, span))
+            (run.first..).zip(&spans[run.at as usize..end]).map(move |(number, span)| (run.stream, number, span))
         });
         numbered.map_while(move |(stream, number, span)| {
             let line = bytes.get(span.start as usize..span.start as usize + span.len as usize)?;

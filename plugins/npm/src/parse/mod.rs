@@ -128,13 +128,7 @@ impl Starts {
             let prefix = prefixes[i].as_bytes();
             assert!(!is_ascii_space(prefix[0]), "a prefix starts with whitespace");
             by_first[prefix[0] as usize] |= 1 << i;
-            let mut at = 0;
-            while at < prefix.len() && at < 8 {
-                assert!(prefix[at] != 0, "a prefix holds a NUL byte");
-                words[i].0 |= (prefix[at] as u64) << (8 * at);
-                words[i].1 |= 0xff << (8 * at);
-                at += 1;
-            }
+            words[i] = word_and_mask(prefix);
             i += 1;
         }
         Starts { prefixes, words, by_first }
@@ -165,6 +159,20 @@ impl Starts {
         }
         false
     }
+}
+
+/// [`first_word`] of `bytes` at compile time, and the mask of the bytes it has. Fails to compile
+/// for a NUL byte among them, which [`first_word`] could not tell from its end.
+const fn word_and_mask(bytes: &[u8]) -> (u64, u64) {
+    let (mut word, mut mask) = (0, 0);
+    let mut at = 0;
+    while at < bytes.len() && at < 8 {
+        assert!(bytes[at] != 0, "a NUL byte among the first eight");
+        word |= (bytes[at] as u64) << (8 * at);
+        mask |= 0xff << (8 * at);
+        at += 1;
+    }
+    (word, mask)
 }
 
 /// The first eight bytes of `bytes` as a word, the first the lowest; zeros past its end, which no
@@ -652,13 +660,7 @@ impl<const W: usize> CountWords<W> {
         let mut keys = [(0, 0); W];
         let mut i = 0;
         while i < W {
-            let word = words[i].as_bytes();
-            let mut at = 0;
-            while at < word.len() && at < 8 {
-                keys[i].1 |= (word[at] as u64) << (8 * at);
-                at += 1;
-            }
-            keys[i].0 = word.len();
+            keys[i] = (words[i].len(), word_and_mask(words[i].as_bytes()).0);
             i += 1;
         }
         CountWords { words, keys }
@@ -715,17 +717,13 @@ fn count_item(item: &[u8]) -> Option<(u64, &[u8])> {
     }
 }
 
-/// [`count_item`] for an item that starts with other whitespace than spaces, or with `+`.
+/// [`count_item`] for an item that starts with other whitespace than spaces, or with `+`: the
+/// same reading once those are off.
 #[cold]
 fn count_item_after_other_space(item: &[u8]) -> Option<(u64, &[u8])> {
     let item = trim(std::str::from_utf8(item).ok()?).as_bytes();
     let digits = item.strip_prefix(b"+").unwrap_or(item);
-    let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
-    if end == 0 || digits.get(end) != Some(&b' ') {
-        return None;
-    }
-    let n = digits[..end].iter().try_fold(0u64, |n, b| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))?;
-    Some((n, trim(std::str::from_utf8(&digits[end + 1..]).ok()?).as_bytes()))
+    digits.first().is_some_and(u8::is_ascii_digit).then(|| count_item(digits)).flatten()
 }
 
 /// `text.rsplit_once(separator)` for an ASCII separator: `str`'s costs more than the few bytes
