@@ -30,7 +30,6 @@ mod roots;
 pub mod testing;
 mod text;
 pub mod types;
-mod utf8;
 
 pub use ansi::{strip_ansi, strip_ansi_str};
 pub use collect::{DiagnosticSet, join_test_name};

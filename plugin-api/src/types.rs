@@ -342,13 +342,8 @@ impl<'a> Line<'a> {
     }
 
     /// The text, with invalid UTF-8 replaced; borrowed when the line is valid UTF-8.
-    #[inline]
     pub fn text(&self) -> std::borrow::Cow<'a, str> {
-        // Parsers call this on most lines: see `utf8` for why not `std::str::from_utf8`.
-        match crate::utf8::as_str(self.bytes) {
-            Some(text) => std::borrow::Cow::Borrowed(text),
-            None => String::from_utf8_lossy(self.bytes),
-        }
+        String::from_utf8_lossy(self.bytes)
     }
 }
 
