@@ -80,8 +80,8 @@ fn broken_libraries_are_skipped_and_listed_with_the_reason() {
             .unwrap_or_else(|| panic!("{lib} is not reported:{list}"))
             .to_string()
     };
-    assert!(reason("badabi").starts_with("ABI version 99, this buildvise speaks ABI 1"), "{list}");
-    assert!(reason("noentry").contains("no `buildvise_plugin_v1` symbol"), "{list}");
+    assert!(reason("badabi").starts_with("built for plugin ABI 2.1, this buildvise speaks ABI 1.0"), "{list}");
+    assert!(reason("noentry").contains("no `buildvise_plugin_abi` or `buildvise_plugin_entry` symbol"), "{list}");
     assert!(reason("shorttable").starts_with("function table of 8 bytes"), "{list}");
     for tool in ["panicky.sh", "panicky.feed", "panicky.finish", "panicky.missing"] {
         assert!(text.lines().any(|l| l.starts_with(&format!("{tool} "))), "{tool} not listed:{list}");

@@ -16,7 +16,7 @@ use crate::report::{Figure, Report, num};
 use crate::{Setup, median};
 use anyhow::{Context, bail};
 use buildvise::parse::{ParseWorker, RunParser};
-use buildvise::plugins::{LineRef, PluginLibrary};
+use buildvise::plugins::PluginLibrary;
 use buildvise_plugin_api::{ParseContext, RunEnd, Stream};
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -165,9 +165,7 @@ pub fn serve(args: Vec<std::ffi::OsString>) -> anyhow::Result<()> {
             input.read_exact(&mut data[start..])?;
             spans.push((u64::from_le_bytes(number), start, data.len()));
         }
-        let refs: Vec<LineRef<'_>> =
-            spans.iter().map(|&(number, start, end)| LineRef::new(Stream::Stdout, number, &data[start..end])).collect();
-        parser.feed_batch(&refs);
+        parser.feed(spans.iter().map(|&(number, start, end)| (Stream::Stdout, number, &data[start..end])));
     }
     let result = parser.finish(&RunEnd::exited(101))?;
     println!("{}", result.diagnostics.len());

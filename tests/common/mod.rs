@@ -53,8 +53,8 @@ fn cargo_build(args: &[&str]) -> PathBuf {
 }
 
 /// The directory holding the test-only plugins of `tests/plugins/`: `panicky`, the broken
-/// libraries `badabi`, `noentry`, `shorttable`, and the hand-made `abi10` and `abi11` (plugins
-/// built against ABI 1.0 and 1.1) and `abinext` (a plugin from a later minor version).
+/// libraries `badabi` (a later major), `noentry`, `shorttable`, and the hand-made `abinext` (a
+/// plugin from a later minor version).
 pub fn test_plugins() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -64,7 +64,7 @@ pub fn test_plugins() -> &'static Path {
         // Only the libraries of this workspace: the cargo plugin may sit in the same directory.
         let only = dir.join("only");
         std::fs::create_dir_all(&only).expect("create plugin dir");
-        for name in ["panicky", "badabi", "noentry", "shorttable", "abi10", "abi11", "abinext"] {
+        for name in ["panicky", "badabi", "noentry", "shorttable", "abinext"] {
             install(&dir, &only, &dylib(&format!("buildvise_plugin_{name}")));
         }
         only

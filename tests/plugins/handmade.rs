@@ -1,7 +1,7 @@
-//! What the hand-made plugins `abi10`, `abi11` and `abinext` share: the C layouts of ABI v1, written out
-//! by hand (these fixtures must not depend on the current plugin-api, whose layout they test),
-//! and a tiny plugin behind them: one tool `NAME.sh` that runs a shell script, and a parser that
-//! reports each `error: MSG` line.
+//! What the hand-made plugin `abinext` needs: the C layouts of ABI 1.0, written out by hand (the
+//! fixture must not depend on the current plugin-api, whose layout it tests), and a tiny plugin
+//! behind them: one tool `NAME.sh` that runs a shell script, and a parser that reports each
+//! `error: MSG` line.
 //!
 //! Included with `#[path]` by each fixture; not a crate of its own.
 
@@ -9,38 +9,35 @@
 
 use std::ffi::c_void;
 
-/// The table of ABI 1.0, as plugins of that time exported it.
+/// The table of ABI 1.0.
 #[repr(C)]
 pub struct Table10 {
-    pub abi_version: u32,
-    pub struct_size: u32,
     pub manifest: unsafe extern "C" fn() -> RawOutcome,
     pub plan: unsafe extern "C" fn(RawSlice) -> RawOutcome,
     pub parser_new: unsafe extern "C" fn(RawSlice, *mut *mut c_void) -> RawOutcome,
-    pub parser_feed: unsafe extern "C" fn(*mut c_void, u32, u64, RawSlice) -> u32,
+    pub format_parser_new: unsafe extern "C" fn(RawSlice, RawSlice, *mut *mut c_void) -> RawOutcome,
+    pub parser_feed: unsafe extern "C" fn(*mut c_void, *const RawLine, usize) -> u32,
     pub parser_finish: unsafe extern "C" fn(*mut c_void, RawSlice) -> RawOutcome,
-    pub parser_free: unsafe extern "C" fn(*mut c_void),
     pub parser_progress: unsafe extern "C" fn(*mut c_void) -> RawOutcome,
+    pub parser_free: unsafe extern "C" fn(*mut c_void),
     pub buffer_free: unsafe extern "C" fn(RawBuf),
 }
 
 impl Table10 {
     /// The 1.0 table of a hand-made plugin whose `manifest` and `parser_finish` are its own.
     pub const fn with(
-        struct_size: usize,
         manifest: unsafe extern "C" fn() -> RawOutcome,
         parser_finish: unsafe extern "C" fn(*mut c_void, RawSlice) -> RawOutcome,
     ) -> Self {
         Table10 {
-            abi_version: 1,
-            struct_size: struct_size as u32,
             manifest,
             plan,
             parser_new,
+            format_parser_new,
             parser_feed,
             parser_finish,
-            parser_free,
             parser_progress,
+            parser_free,
             buffer_free,
         }
     }
@@ -106,10 +103,19 @@ pub unsafe extern "C" fn parser_new(_context: RawSlice, out: *mut *mut c_void) -
     outcome(0, Vec::new())
 }
 
-pub unsafe extern "C" fn parser_feed(parser: *mut c_void, _stream: u32, number: u64, line: RawSlice) -> u32 {
-    let gathered = unsafe { &mut *parser.cast::<Gathered>() };
-    if let Some(message) = unsafe { line.bytes() }.strip_prefix(b"error: ") {
-        gathered.errors.push((number, String::from_utf8_lossy(message).into_owned()));
+/// Exports no format: refuses every name.
+pub unsafe extern "C" fn format_parser_new(_format: RawSlice, _context: RawSlice, _out: *mut *mut c_void) -> RawOutcome {
+    outcome(1, b"no formats".to_vec())
+}
+
+pub unsafe extern "C" fn parser_feed(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32 {
+    // SAFETY: the host lends a live parser and `count` lines, for this call.
+    let (gathered, lines) = unsafe { (&mut *parser.cast::<Gathered>(), std::slice::from_raw_parts(lines, count)) };
+    for line in lines {
+        // SAFETY: the host lends each line's bytes for this call.
+        if let Some(message) = unsafe { line.bytes.bytes() }.strip_prefix(b"error: ") {
+            gathered.errors.push((line.number, String::from_utf8_lossy(message).into_owned()));
+        }
     }
     0
 }
@@ -138,7 +144,7 @@ pub fn diagnostics(gathered: &Gathered, extra: &serde_json::Value) -> Vec<serde_
         .collect()
 }
 
-/// One line of a 1.1 batch.
+/// One line of a batch.
 #[repr(C)]
 pub struct RawLine {
     pub stream: u32,
@@ -146,17 +152,10 @@ pub struct RawLine {
     pub bytes: RawSlice,
 }
 
-/// The `buildvise_plugin_abi` header static of libraries built against 1.1 and later.
+/// The `buildvise_plugin_abi` header static.
 #[repr(C)]
 pub struct Header {
     pub abi_version: u32,
+    pub abi_minor: u32,
     pub table_size: u32,
-}
-
-/// The 1.1 slot: the batch fed line by line to [`parser_feed`].
-pub unsafe extern "C" fn feed_batch(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32 {
-    for line in unsafe { std::slice::from_raw_parts(lines, count) } {
-        unsafe { parser_feed(parser, line.stream, line.number, line.bytes) };
-    }
-    0
 }

@@ -5,7 +5,8 @@
 //! made one again by a later format (`formats = ["gcc", "fallback"]` reports a gcc error once).
 
 use super::patterns::PatternParser;
-use crate::plugins::{LineBlock, ParserHandle, PluginError};
+use crate::plugins::{ParserHandle, PluginError};
+use buildvise_plugin_api::Stream;
 use buildvise_plugin_api::{LogRange, ParseResult, Progress, RunEnd};
 
 /// What reads one run's output.
@@ -31,11 +32,12 @@ impl RunParser {
         RunParser { parts }
     }
 
-    pub fn feed_block(&mut self, block: &LineBlock<'_>) {
+    /// Feeds lines, in order: each its stream, its number in the log, and its bytes.
+    pub fn feed<'a>(&mut self, lines: impl Iterator<Item = (Stream, u64, &'a [u8])> + Clone) {
         for part in &mut self.parts {
             match part {
-                Part::Plugin(handle) => handle.feed_block(block),
-                Part::Patterns(patterns) => block.lines().for_each(|l| patterns.feed(l.number(), l.bytes())),
+                Part::Plugin(handle) => handle.feed(lines.clone()),
+                Part::Patterns(patterns) => lines.clone().for_each(|(_, number, bytes)| patterns.feed(number, bytes)),
             }
         }
     }

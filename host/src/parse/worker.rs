@@ -7,8 +7,7 @@
 //! sees it was abandoned, frees the parser and ends.
 
 use super::RunParser;
-use crate::plugins::{LineBlock, PluginError, stream_tag};
-use buildvise_plugin_api::abi::{RawRun, RawSpan};
+use crate::plugins::PluginError;
 use buildvise_plugin_api::{ParseResult, Progress, RunEnd, Stream, strip_ansi};
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -49,110 +48,88 @@ pub enum ParseFailure {
 /// allocator gave freed batches back to the kernel and took them again, a tenth of ingest time).
 const SPARE_BATCHES: usize = 4;
 
-/// Lines of one batch, their bytes kept end to end in `data`.
-///
-/// A line is a span of `data`; its stream and number come from the run of consecutive lines it
-/// belongs to, since a block brings many lines of one stream. Eight bytes a line, not the 32 of
-/// a line's full description, is what the reading side writes for each; spans and runs are the
-/// ABI's own, so that a plugin takes the batch as it is ([`LineBlock`]).
+/// Lines of one batch, their bytes kept end to end in `data`, so that a block of lines read from
+/// a pipe is one copy.
 struct Batch {
     data: Vec<u8>,
-    /// Each line's start in `data`, and its length.
-    spans: Vec<RawSpan>,
-    /// Lines of one stream numbered one after another: the stream's tag, the first's number, and
-    /// the index of its span.
-    runs: Vec<RawRun>,
-    /// What the lines hold that the parser's view strips, found as they were copied in: the
-    /// reading thread has the bytes in its cache then, and the parser's thread is the busier.
-    strip: Strip,
+    lines: Vec<Span>,
 }
 
-/// What a batch's lines hold that [`parser_view`] takes out.
-#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Strip {
-    /// Neither ESC nor CR: the lines are what the parser sees.
-    #[default]
-    Nothing,
-    /// A CR but no ESC: only a CR that ends a line goes.
-    Returns,
-    /// An ESC: every line is stripped of its escapes (and a CR that ends it).
-    Escapes,
-}
-
-impl Strip {
-    /// What `bytes` hold, at the cost of one search when they hold neither ESC nor CR.
-    fn of(bytes: &[u8]) -> Strip {
-        match memchr::memchr2(0x1b, b'\r', bytes) {
-            None => Strip::Nothing,
-            Some(at) if bytes[at] == 0x1b || memchr::memchr(0x1b, &bytes[at..]).is_some() => Strip::Escapes,
-            Some(_) => Strip::Returns,
-        }
-    }
+/// One line of a [`Batch`]: its stream, its number in the log, and where its bytes are in `data`.
+#[derive(Clone, Copy)]
+struct Span {
+    stream: Stream,
+    number: u64,
+    start: u32,
+    len: u32,
 }
 
 impl Default for Batch {
     /// Sized for a full batch up front: grown by doubling, a batch held twice what it counted.
     fn default() -> Self {
-        Batch {
-            data: Vec::with_capacity(BATCH_BYTES + 1024),
-            spans: Vec::with_capacity(BATCH_LINES),
-            runs: Vec::new(),
-            strip: Strip::Nothing,
-        }
+        Batch { data: Vec::with_capacity(BATCH_BYTES + 1024), lines: Vec::with_capacity(BATCH_LINES) }
     }
 }
 
 impl Batch {
     fn push(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
-        self.continue_run(stream, number);
-        self.spans.push(RawSpan { start: self.data.len() as u32, len: bytes.len() as u32 });
+        self.lines.push(Span { stream, number, start: self.data.len() as u32, len: bytes.len() as u32 });
         self.data.extend_from_slice(bytes);
-        self.strip = self.strip.max(Strip::of(bytes));
     }
 
     /// Takes the lines of `block` that end at `ends` (offsets of their `\n`), the first of them
     /// starting at `start` and numbered `first`, with one copy.
     fn push_block(&mut self, stream: Stream, first: u64, block: &[u8], start: usize, ends: &[usize]) {
         let Some(&last) = ends.last() else { return };
-        self.continue_run(stream, first);
         let here = self.data.len();
-        let lines = &block[start..=last];
-        self.data.extend_from_slice(lines);
-        self.strip = self.strip.max(Strip::of(lines));
+        self.data.extend_from_slice(&block[start..=last]);
         let mut line = start;
-        self.spans.extend(ends.iter().map(|&end| {
-            let span = RawSpan { start: (here + line - start) as u32, len: (end - line) as u32 };
+        for (number, &end) in (first..).zip(ends) {
+            self.lines.push(Span { stream, number, start: (here + line - start) as u32, len: (end - line) as u32 });
             line = end + 1;
-            span
-        }));
-    }
-
-    /// Starts a run for a line `number` of `stream`, unless it follows the last run's lines.
-    fn continue_run(&mut self, stream: Stream, number: u64) {
-        let (stream, at) = (stream_tag(stream), self.spans.len() as u64);
-        let follows = self.runs.last().is_some_and(|run| run.stream == stream && run.first + (at - run.at) == number);
-        if !follows {
-            self.runs.push(RawRun { stream, first: number, at });
         }
     }
 
     fn is_full(&self) -> bool {
-        self.spans.len() >= BATCH_LINES || self.data.len() >= BATCH_BYTES
+        self.lines.len() >= BATCH_LINES || self.data.len() >= BATCH_BYTES
     }
 
     fn size(&self) -> usize {
-        self.data.len() + self.spans.len() * 8
+        self.data.len() + self.lines.len() * size_of::<Span>()
     }
 
     fn first_line(&self) -> u64 {
-        self.runs.first().map_or(0, |run| run.first)
+        self.lines.first().map_or(0, |line| line.number)
     }
 
     fn clear(&mut self) {
         self.data.clear();
-        self.spans.clear();
-        self.runs.clear();
-        self.strip = Strip::Nothing;
+        self.lines.clear();
+    }
+
+    /// The lines as parsers see them: escapes and a trailing `\r` removed, in place (stripping
+    /// never lengthens a line). One search of the whole batch spares most runs, which print
+    /// neither ESC nor CR, a look at each line.
+    fn strip(&mut self) {
+        if memchr::memchr2(0x1b, b'\r', &self.data).is_none() {
+            return;
+        }
+        for span in &mut self.lines {
+            let line = &mut self.data[span.start as usize..(span.start + span.len) as usize];
+            span.len = strip_in_place(line) as u32;
+        }
+    }
+
+    /// The lines in order: stream, number and bytes.
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (Stream, u64, &[u8])> + Clone {
+        self.lines.iter().map(|span| {
+            (span.stream, span.number, &self.data[span.start as usize..(span.start + span.len) as usize])
+        })
+    }
+
+    /// The last line that is not blank.
+    fn last_line(&self) -> Option<&[u8]> {
+        self.iter().map(|(_, _, bytes)| bytes).rev().find(|line| line.iter().any(|c| !c.is_ascii_whitespace()))
     }
 }
 
@@ -267,7 +244,7 @@ impl ParseWorker {
             let room = BATCH_BYTES.saturating_sub(self.pending.data.len());
             let fit = ends[done..]
                 .partition_point(|&end| end + 1 - start <= room)
-                .min(BATCH_LINES.saturating_sub(self.pending.spans.len()));
+                .min(BATCH_LINES.saturating_sub(self.pending.lines.len()));
             if fit == 0 {
                 // A line that does not fit goes alone, and no more of it than is parsed.
                 self.push(stream, first + done as u64, &block[start..ends[done]]);
@@ -288,7 +265,7 @@ impl ParseWorker {
 
     fn flush(&mut self) {
         self.pending_since = None;
-        if self.pending.spans.is_empty() {
+        if self.pending.lines.is_empty() {
             return;
         }
         let mut queue = self.shared.queue();
@@ -405,9 +382,9 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
                 shared.changed.notify_all();
             }
             shared.mark_busy(batch.first_line());
-            let view = parser_view(&mut batch);
-            parser.feed_block(&view.block());
-            let last_line = view.last_line();
+            batch.strip();
+            parser.feed(batch.iter());
+            let last_line = batch.last_line();
             let progress = shared.want_progress.swap(false, Ordering::SeqCst).then(|| parser.progress());
             if let Ok(mut reported) = shared.reported.lock() {
                 if let Some(line) = last_line {
@@ -434,43 +411,6 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
     }
 }
 
-/// The batch's lines as parsers see them: escapes and a trailing `\r` removed, in place, since
-/// stripping never lengthens a line. What the batch holds ([`Strip`]) spares the lines of a run
-/// that prints neither ESC nor CR (most do) a look each.
-fn parser_view(batch: &mut Batch) -> View<'_> {
-    if batch.strip != Strip::Nothing {
-        let escapes = batch.strip == Strip::Escapes;
-        for span in &mut batch.spans {
-            let line = &mut batch.data[span.start as usize..(span.start + span.len) as usize];
-            if escapes || line.last() == Some(&b'\r') {
-                span.len = strip_in_place(line) as u32;
-            }
-        }
-    }
-    View { data: &batch.data, spans: &batch.spans, runs: &batch.runs }
-}
-
-/// A batch as its parser sees it, after [`parser_view`].
-struct View<'a> {
-    data: &'a [u8],
-    spans: &'a [RawSpan],
-    runs: &'a [RawRun],
-}
-
-impl<'a> View<'a> {
-    fn block(&self) -> LineBlock<'a> {
-        LineBlock::new(self.data, self.spans, self.runs).expect("a batch's spans and runs are made to fit it")
-    }
-
-    /// The last line with more than whitespace, for progress.
-    fn last_line(&self) -> Option<&'a [u8]> {
-        let data = self.data;
-        let mut lines =
-            self.spans.iter().rev().map(|span| &data[span.start as usize..(span.start + span.len) as usize]);
-        lines.find(|line| line.iter().any(|c| !c.is_ascii_whitespace()))
-    }
-}
-
 /// Strips `line` as [`strip_ansi`] does, into its own first bytes; returns the new length.
 fn strip_in_place(line: &mut [u8]) -> usize {
     let stripped = match strip_ansi(line) {
@@ -485,6 +425,11 @@ fn strip_in_place(line: &mut [u8]) -> usize {
 mod tests {
     use super::*;
 
+    fn stripped(batch: &mut Batch) -> Vec<(Stream, u64, Vec<u8>)> {
+        batch.strip();
+        batch.iter().map(|(stream, number, bytes)| (stream, number, bytes.to_vec())).collect()
+    }
+
     #[test]
     fn lines_are_stripped_in_place_and_keep_their_streams_and_numbers() {
         let mut batch = Batch::default();
@@ -493,49 +438,34 @@ mod tests {
         batch.push(Stream::Stdout, 10, b"crlf\r");
         batch.push_block(Stream::Stdout, 11, b"a\nb\n", 0, &[1, 3]);
         batch.push_block(Stream::Stdout, 20, b"x\nskipped\n", 2, &[9]);
-        let view = parser_view(&mut batch);
-        let seen: Vec<(Stream, u64, &[u8])> =
-            view.block().lines().map(|l| (l.stream(), l.number(), l.bytes())).collect();
+        let line = |stream, number, bytes: &[u8]| (stream, number, bytes.to_vec());
         assert_eq!(
-            seen,
+            stripped(&mut batch),
             [
-                (Stream::Stderr, 7, &b"plain"[..]),
-                (Stream::Stderr, 8, b"error: x"),
-                (Stream::Stderr, 9, b""),
-                (Stream::Stdout, 10, b"crlf"),
-                (Stream::Stdout, 11, b"a"),
-                (Stream::Stdout, 12, b"b"),
-                (Stream::Stdout, 20, b"skipped"),
+                line(Stream::Stderr, 7, b"plain"),
+                line(Stream::Stderr, 8, b"error: x"),
+                line(Stream::Stderr, 9, b""),
+                line(Stream::Stdout, 10, b"crlf"),
+                line(Stream::Stdout, 11, b"a"),
+                line(Stream::Stdout, 12, b"b"),
+                line(Stream::Stdout, 20, b"skipped"),
             ]
         );
-        assert_eq!(view.last_line(), Some(&b"skipped"[..]));
+        assert_eq!(batch.last_line(), Some(&b"skipped"[..]));
+        let mut fresh = Batch::default();
+        fresh.push_block(Stream::Stdout, 2, b"x\nsecond\n", 2, &[8]);
+        assert_eq!(stripped(&mut fresh), [line(Stream::Stdout, 2, b"second")], "a block's later lines first");
     }
 
     #[test]
-    fn what_a_batch_strips_is_found_as_its_lines_come_in() {
-        assert_eq!(Strip::of(b"plain\nlines\n"), Strip::Nothing);
-        assert_eq!(Strip::of(b"50%\r100%\n"), Strip::Returns);
-        assert_eq!(Strip::of(b"a\r\n\x1b[1mb\n"), Strip::Escapes);
-        assert_eq!(Strip::of(b"\x1b[0m\r\n"), Strip::Escapes);
-        let mut batch = Batch::default();
-        batch.push_block(Stream::Stdout, 1, b"\x1b[1mx\nplain\n", 6, &[11]);
-        assert_eq!(batch.strip, Strip::Nothing, "only the lines taken count");
-        batch.push(Stream::Stdout, 3, b"crlf\r");
-        assert_eq!(batch.strip, Strip::Returns);
-        batch.clear();
-        assert_eq!(batch.strip, Strip::Nothing);
-    }
-
-    #[test]
-    fn a_carriage_return_is_stripped_only_at_a_lines_end_with_no_escape_in_the_batch() {
+    fn a_carriage_return_is_stripped_only_at_a_lines_end() {
         let view = |block: &[u8], ends: &[usize]| {
             let mut batch = Batch::default();
             batch.push_block(Stream::Stdout, 1, block, 0, ends);
-            parser_view(&mut batch).block().lines().map(|l| l.bytes().to_vec()).collect::<Vec<_>>()
+            stripped(&mut batch).into_iter().map(|(_, _, bytes)| bytes).collect::<Vec<_>>()
         };
         assert_eq!(view(b"50%\r100%\r\nok\n", &[9, 12]), [b"50%\r100%".to_vec(), b"ok".to_vec()]);
         assert_eq!(view(b"plain\nlines\n", &[5, 11]), [b"plain".to_vec(), b"lines".to_vec()]);
-        // The CR comes first and the ESC after it: the escape is still stripped.
         assert_eq!(view(b"a\r\n\x1b[1mb\x1b[0m\n", &[2, 12]), [b"a".to_vec(), b"b".to_vec()]);
     }
 }

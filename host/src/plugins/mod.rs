@@ -16,7 +16,7 @@
 pub mod cache;
 mod library;
 
-pub use library::{LineBlock, LineRef, LoadError, ParserHandle, PluginError, PluginLibrary, tag as stream_tag};
+pub use library::{LoadError, ParserHandle, PluginError, PluginLibrary};
 
 use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, PlanRequest, ToolSpec};
 use cache::{ManifestCache, Stamp};

@@ -1,5 +1,5 @@
-//! Test fixture: a plugin from a future minor version of ABI 1. Its table has the slots this host
-//! knows and two more it does not (which must never be called), its header static says so, and
+//! Test fixture: a plugin from a future minor version of ABI 1. Its table has the slots of 1.0
+//! and two more this host does not know (which must never be called), its header says so, and
 //! its results carry words this host does not know: a severity `hint`, fields `fix` and `later`.
 //! The host must load it, use what it knows, and read unknown words as the nearest known ones.
 
@@ -9,14 +9,10 @@ mod handmade;
 use handmade::*;
 use std::ffi::c_void;
 
-/// The 1.0 table, then 1.1's, 1.2's and 1.3's slots (no formats, no blocks: left null), then two
-/// slots of a minor version this host does not know.
+/// The 1.0 table, then two slots of a minor version this host does not know.
 #[repr(C)]
 pub struct TableNext {
     base: Table10,
-    parser_feed_batch: Option<unsafe extern "C" fn(*mut c_void, *const RawLine, usize) -> u32>,
-    format_parser_new: Option<unsafe extern "C" fn(RawSlice, RawSlice, *mut *mut c_void) -> RawOutcome>,
-    parser_feed_block: Option<unsafe extern "C" fn(*mut c_void, *const c_void) -> u32>,
     future_one: Option<unsafe extern "C" fn()>,
     future_two: Option<unsafe extern "C" fn()>,
 }
@@ -26,6 +22,7 @@ unsafe extern "C" fn manifest() -> RawOutcome {
 }
 
 unsafe extern "C" fn parser_finish(parser: *mut c_void, _end: RawSlice) -> RawOutcome {
+    // SAFETY: the host passes a live parser of this plugin.
     let gathered = unsafe { &*parser.cast::<Gathered>() };
     let mut found = diagnostics(gathered, &serde_json::json!({"fix": {"replace": "x"}}));
     found.push(serde_json::json!({"severity": "hint", "message": "a word from the future", "file": "src/a.rs"}));
@@ -38,20 +35,15 @@ unsafe extern "C" fn never() {
     std::process::abort();
 }
 
-static TABLE: TableNext = TableNext {
-    base: Table10::with(size_of::<TableNext>(), manifest, parser_finish),
-    parser_feed_batch: Some(feed_batch),
-    format_parser_new: None,
-    parser_feed_block: None,
-    future_one: Some(never),
-    future_two: Some(never),
-};
+static TABLE: TableNext =
+    TableNext { base: Table10::with(manifest, parser_finish), future_one: Some(never), future_two: Some(never) };
 
 #[unsafe(no_mangle)]
 #[allow(non_upper_case_globals)]
-pub static buildvise_plugin_abi: Header = Header { abi_version: 1, table_size: size_of::<TableNext>() as u32 };
+pub static buildvise_plugin_abi: Header =
+    Header { abi_version: 1, abi_minor: 2, table_size: size_of::<TableNext>() as u32 };
 
 #[unsafe(no_mangle)]
-pub extern "C" fn buildvise_plugin_v1() -> *const TableNext {
+pub extern "C" fn buildvise_plugin_entry() -> *const TableNext {
     &TABLE
 }

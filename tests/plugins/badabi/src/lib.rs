@@ -1,17 +1,21 @@
-//! Test fixture: a library that exports the buildvise entry symbol but speaks ABI version 99.
-//! The host must skip it and say why in `list`.
+//! Test fixture: a library built for ABI 2.1, a major this host does not speak. Its header says
+//! so, and its entry must never be called (it aborts). The host must skip it and name both
+//! versions in `list`.
 
-/// The two fields every ABI version starts with; nothing follows, since the host must stop
-/// reading at the unknown version.
+/// The header static, laid out as every ABI version lays it out.
 #[repr(C)]
 pub struct Header {
     abi_version: u32,
-    struct_size: u32,
+    abi_minor: u32,
+    table_size: u32,
 }
 
-static HEADER: Header = Header { abi_version: 99, struct_size: size_of::<Header>() as u32 };
-
 #[unsafe(no_mangle)]
-pub extern "C" fn buildvise_plugin_v1() -> *const Header {
-    &HEADER
+#[allow(non_upper_case_globals)]
+pub static buildvise_plugin_abi: Header = Header { abi_version: 2, abi_minor: 1, table_size: 1024 };
+
+/// What a host of another major must never call.
+#[unsafe(no_mangle)]
+pub extern "C" fn buildvise_plugin_entry() -> *const u8 {
+    std::process::abort();
 }

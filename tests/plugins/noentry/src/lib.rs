@@ -1,4 +1,4 @@
-//! Test fixture: a library named like a buildvise plugin that exports no `buildvise_plugin_v1`.
+//! Test fixture: a library named like a buildvise plugin that exports neither `buildvise_plugin_abi` nor `buildvise_plugin_entry`.
 //! The host must skip it and say why in `list`.
 
 #[unsafe(no_mangle)]
