@@ -5,39 +5,6 @@
 pub const MAX_LINE: usize = 16 << 20;
 
 /// Appends to `ends` the offset of every `\n` in `block`.
-///
-/// Floods are mostly short lines, where a search per line (`memchr_iter`) pays its set-up for
-/// every 20-odd bytes. Here 32 bytes are compared at once, with SSE2, and the matches' bits
-/// walked: on the bench's npm flood (24-byte lines) this costs a third of what eight bytes at a
-/// time with integer arithmetic did (perf on `exec npm.test`: 11.6% of the run's samples before,
-/// 3.7% after), and the reading thread is the other half of what keeps up with a pipe.
-#[allow(unsafe_code)]
-#[cfg(target_arch = "x86_64")]
-pub fn line_ends(block: &[u8], ends: &mut Vec<usize>) {
-    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
-    let mut chunks = block.chunks_exact(32);
-    for (n, chunk) in (&mut chunks).enumerate() {
-        // SAFETY: SSE2 is part of x86_64 itself, so every machine this runs on has these
-        // instructions; the two loads read the chunk's 32 bytes, unaligned, and nothing else.
-        let mut found = unsafe {
-            let newlines = _mm_set1_epi8(b'\n' as i8);
-            let low = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            let high = _mm_loadu_si128(chunk.as_ptr().add(16).cast::<__m128i>());
-            let low = _mm_movemask_epi8(_mm_cmpeq_epi8(low, newlines)) as u32 & 0xffff;
-            let high = _mm_movemask_epi8(_mm_cmpeq_epi8(high, newlines)) as u32 & 0xffff;
-            low | high << 16
-        };
-        while found != 0 {
-            ends.push(n * 32 + found.trailing_zeros() as usize);
-            found &= found - 1;
-        }
-    }
-    let done = block.len() - chunks.remainder().len();
-    ends.extend(memchr::memchr_iter(b'\n', chunks.remainder()).map(|i| done + i));
-}
-
-/// Appends to `ends` the offset of every `\n` in `block`.
-#[cfg(not(target_arch = "x86_64"))]
 pub fn line_ends(block: &[u8], ends: &mut Vec<usize>) {
     ends.extend(memchr::memchr_iter(b'\n', block));
 }
