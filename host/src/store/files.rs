@@ -48,13 +48,18 @@ pub fn private_open(path: &Path) -> Result<File, StoreError> {
         .map_err(|e| StoreError::io(path, e))
 }
 
-/// Writes `value` as JSON to `path` atomically: a private temporary file, then a rename. The
-/// temporary file is removed when anything fails, so a full disk is not made fuller.
+/// Writes `value` as JSON to `path` atomically (see [`write_atomic`]).
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let bytes = serde_json::to_vec(value)
         .map_err(|e| StoreError::Corrupt { path: path.to_path_buf(), detail: e.to_string() })?;
-    let written = private_file(&tmp).and_then(|mut file| file.write_all(&bytes).map_err(|e| StoreError::io(&tmp, e)));
+    write_atomic(path, &bytes)
+}
+
+/// Writes `bytes` to `path` atomically: a private temporary file, then a rename. The temporary
+/// file is removed when anything fails, so a full disk is not made fuller.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let written = private_file(&tmp).and_then(|mut file| file.write_all(bytes).map_err(|e| StoreError::io(&tmp, e)));
     let renamed = written.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| StoreError::io(path, e)));
     if renamed.is_err() {
         let _ = std::fs::remove_file(&tmp);

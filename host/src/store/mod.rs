@@ -8,6 +8,12 @@
 //!
 //! Beside the runs, `commands/` indexes finished runs by command ([`index`]), which is how a run
 //! finds the one before it; retention keeps it in step with the runs it removes.
+//!
+//! `layout` holds [`LAYOUT`], the version of all of the above. A store of an older layout (or of
+//! none, written before the file existed) is cleared when opened, with a warning that says so: its
+//! runs are logs of past commands, and reading every layout ever written would keep code for
+//! formats no run of today has. A store of a newer layout is refused, so that an older buildvise
+//! never removes what a newer one wrote.
 
 pub(crate) mod files;
 mod ids;
@@ -27,6 +33,10 @@ use serde::de::DeserializeOwned;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+/// The version of the store's layout, kept in [`LAYOUT_FILE`]: raise it with any change an older
+/// reader would misread (a file's format, a file's name, a directory's shape).
+pub const LAYOUT: u32 = 1;
+const LAYOUT_FILE: &str = "layout";
 const META_FILE: &str = "meta.json";
 const RESULT_FILE: &str = "result.json";
 const LOCK_FILE: &str = "lock";
@@ -63,6 +73,11 @@ pub enum StoreError {
     },
     #[error("{} is damaged ({detail}); the run's other files may still be read, or delete its directory", path.display())]
     Corrupt { path: PathBuf, detail: String },
+    #[error(
+        "the run store at {} was written by a newer buildvise (store layout {found}; this one reads {LAYOUT}): run that buildvise, or set BUILDVISE_HOME to another directory",
+        root.display()
+    )]
+    NewerLayout { root: PathBuf, found: String },
 }
 
 impl StoreError {
@@ -121,6 +136,7 @@ impl Store {
     }
 
     pub fn open(root: &Path) -> Result<Self, StoreError> {
+        check_layout(root)?;
         let runs = root.join("runs");
         files::private_dir_all(&runs)?;
         Ok(Store { runs, index: index::Index::open(root)? })
@@ -292,6 +308,41 @@ impl Store {
     }
 }
 
+/// Makes `root` a store of [`LAYOUT`]: a new store gets the file first, before any run exists, and
+/// a store of an older layout is cleared of its runs and their index.
+fn check_layout(root: &Path) -> Result<(), StoreError> {
+    let path = root.join(LAYOUT_FILE);
+    let found = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text.trim().to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(StoreError::io(&path, e)),
+    };
+    match found.as_deref().map(|v| v.parse::<u32>()) {
+        Some(Ok(layout)) if layout == LAYOUT => return Ok(()),
+        Some(Ok(layout)) if layout > LAYOUT => {
+            return Err(StoreError::NewerLayout { root: root.to_path_buf(), found: found.unwrap_or_default() });
+        }
+        // An older layout, one this buildvise cannot read, or no layout file (a new store, or
+        // one from before the file existed).
+        _ => {}
+    }
+    let stale: Vec<PathBuf> =
+        ["runs", "commands", PRUNE_MARK].iter().map(|name| root.join(name)).filter(|p| p.exists()).collect();
+    if !stale.is_empty() {
+        tracing::warn!(
+            "the run store at {} was written by an older buildvise (layout {}); its runs were removed",
+            root.display(),
+            found.as_deref().unwrap_or("before 1")
+        );
+        for path in stale {
+            let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            removed.map_err(|e| StoreError::io(&path, e))?;
+        }
+    }
+    files::private_dir_all(root)?;
+    files::write_atomic(&path, format!("{LAYOUT}\n").as_bytes())
+}
+
 /// The lock of a run directory just made, and its artifact directory.
 fn lock_new_run(dir: &Path) -> Result<File, StoreError> {
     let lock_path = dir.join(LOCK_FILE);
@@ -386,6 +437,30 @@ mod tests {
         let removed = store.prune(&Retention { max_runs: 1, max_age: Duration::MAX, ..Retention::default() }, None);
         assert_eq!(removed.unwrap().len(), 2);
         assert_eq!(store.commands(), vec![(key, vec![ids[2].clone()])]);
+    }
+
+    #[test]
+    fn a_store_of_an_older_layout_is_cleared_and_one_of_a_newer_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(root.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(root.path().join(LAYOUT_FILE)).unwrap(), format!("{LAYOUT}\n"));
+        let run = store.create_run().unwrap();
+        drop(run);
+        Store::open(root.path()).unwrap();
+        assert_eq!(store.list().unwrap().len(), 1, "a store of this layout is kept as it is");
+
+        // A store from before the layout file: its runs are gone, and the store works.
+        std::fs::remove_file(root.path().join(LAYOUT_FILE)).unwrap();
+        std::fs::write(root.path().join("runs/kolivesa.old"), b"").unwrap();
+        let store = Store::open(root.path()).unwrap();
+        assert!(store.list().unwrap().is_empty());
+        assert!(!root.path().join("runs/kolivesa.old").exists());
+        assert!(store.create_run().is_ok());
+
+        std::fs::write(root.path().join(LAYOUT_FILE), b"7\n").unwrap();
+        let refused = Store::open(root.path()).unwrap_err().to_string();
+        assert!(refused.contains("written by a newer buildvise (store layout 7; this one reads 1)"), "{refused}");
+        assert!(store.list().unwrap().len() == 1, "a newer store keeps its runs");
     }
 
     #[test]

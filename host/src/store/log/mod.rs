@@ -8,19 +8,13 @@
 //!   the previous mark (the first line of the log is an implied mark): a pair of little-endian u64,
 //!   the line's index (0-based) and its offset in the log. A page seeks to the last mark at or
 //!   before its first line and counts `\n` forward, at most [`MARK_EVERY`] bytes and one line.
-//!   A flood of short lines costs its index a few bytes a thousand lines. An entry per line, as
-//!   runs were stored before, wrote a third as many bytes again as the log on a flood of 24-byte
-//!   lines, and the page cache's cost of them made the host's path 1.2–3.5 times slower than
-//!   with marks (a gigabyte through a do-nothing parser, side by side: 0.72–2.19 s against
-//!   0.60–0.64 s, the pipe into a file 0.55–0.59 s).
+//!   A flood of short lines costs its index a few bytes a thousand lines (an entry per line wrote
+//!   a third as many bytes again as the log on a flood of 24-byte lines, and made the host's path
+//!   up to 3.5 times slower).
 //! - `streams.idx` says where each stream is, as runs of lines: one pair of u64 per switch of
 //!   stream, the index of the run's first line (top bit set for stderr) and how many lines of that
 //!   stream came before it. A run that never switched from stdout has none. The Nth line of a
 //!   stream is a binary search away.
-//!
-//! Runs stored by earlier versions have `lines.idx` instead of `marks.idx`: one u64 per line, the
-//! line's offset with the top bit set for stderr; the earliest have `stdout.idx` and `stderr.idx`
-//! instead of `streams.idx` (per line of that stream, the index of the line). They are still read.
 //!
 //! An index is trusted only as far as it agrees with the log: entries past the log's end (lines a
 //! writer has not flushed yet, or could not store) are not used, and one that contradicts the log
@@ -37,11 +31,6 @@ use buildvise_plugin_api::Stream;
 pub const LOG_FILE: &str = "output.log";
 const MARKS_IDX: &str = "marks.idx";
 const STREAMS_IDX: &str = "streams.idx";
-/// The index of runs stored before `marks.idx`: an entry per line.
-const LINES_IDX: &str = "lines.idx";
-/// The per-stream indexes of runs stored before `streams.idx`.
-const STDOUT_IDX: &str = "stdout.idx";
-const STDERR_IDX: &str = "stderr.idx";
 const STDERR_BIT: u64 = 1 << 63;
 /// Log bytes between marks: a page reads at most this much more than its own lines, a run of
 /// 16 KiB lines or longer has a mark on every line, and a gigabyte of log has a megabyte of marks.

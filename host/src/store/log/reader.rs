@@ -1,6 +1,6 @@
 //! Reading pages and scans of a stored log.
 
-use super::{LINES_IDX, LOG_FILE, MARK_ENTRY, MARKS_IDX, RUN_ENTRY, STDERR_IDX, STDOUT_IDX, STREAMS_IDX, decode, pair};
+use super::{LOG_FILE, MARK_ENTRY, MARKS_IDX, RUN_ENTRY, STREAMS_IDX, decode, pair};
 use crate::store::StoreError;
 use buildvise_plugin_api::Stream;
 use std::fs::File;
@@ -12,10 +12,6 @@ use std::path::{Path, PathBuf};
 const PAGE_BUFFER: usize = 16 * 1024;
 /// A scan reads the whole log front to back.
 const SCAN_BUFFER: usize = 256 * 1024;
-
-fn legacy_stream_index(stream: Stream) -> &'static str {
-    if stream == Stream::Stderr { STDERR_IDX } else { STDOUT_IDX }
-}
 
 /// Which lines a page selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,23 +42,15 @@ pub struct LogLine {
 pub struct LogReader {
     log: File,
     log_len: u64,
-    starts: Starts,
-    /// Lines stored: whole lines of the log, as far as the index reaches for an older run.
+    /// `marks.idx` (none: only the implied mark at the start of the log).
+    marks: Option<File>,
+    /// The implied mark and the entries of `marks.idx` that point into the log.
+    mark_count: u64,
+    /// Lines stored: whole lines of the log.
     total: u64,
     dir: PathBuf,
-    /// Stored before `streams.idx`: one index per stream.
-    legacy: bool,
     /// `streams.idx` and its entries, once a page needs it.
     runs: Option<Runs>,
-}
-
-/// Where lines start, as far as an index says.
-enum Starts {
-    /// `marks.idx` (none: only the implied mark at the start of the log); `len` counts the
-    /// implied mark and the entries that point into the log.
-    Marks { file: Option<File>, len: u64 },
-    /// `lines.idx` of an older run: every line's start, and its stream.
-    PerLine(File),
 }
 
 /// Reads lines forward from the start of one, never past the log's length when it was opened.
@@ -134,12 +122,12 @@ impl Cursor {
     }
 }
 
-/// The streams of a scan's lines, one after another.
-enum StreamWalk {
-    /// From `streams.idx`, read in order: the stream of the lines so far, and the next switch.
-    Runs { file: Option<BufReader<File>>, current: Stream, next: Option<(u64, Stream)> },
-    /// From `lines.idx`, each entry checked against where its line starts.
-    PerLine(BufReader<File>),
+/// The streams of a scan's lines, one after another, from `streams.idx` read in order: the
+/// stream of the lines so far, and the next switch.
+struct StreamWalk {
+    file: Option<BufReader<File>>,
+    current: Stream,
+    next: Option<(u64, Stream)>,
 }
 
 /// The runs of lines of one stream or the other, as `streams.idx` lists them after the run that
@@ -172,42 +160,26 @@ impl Run {
 impl LogReader {
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         let (log, log_len) = open_sized(dir, LOG_FILE)?.ok_or_else(|| missing(dir, LOG_FILE))?;
-        let starts = match open_sized(dir, MARKS_IDX)? {
-            Some((file, len)) => Starts::Marks { file: Some(file), len: len / MARK_ENTRY + 1 },
-            None => match open_sized(dir, LINES_IDX)? {
-                Some((file, _)) => Starts::PerLine(file),
-                // The log alone still holds every line; only the pages cost a scan.
-                None => Starts::Marks { file: None, len: 1 },
-            },
+        // Without its marks the log alone still holds every line; only the pages cost a scan.
+        let (marks, mark_count) = match open_sized(dir, MARKS_IDX)? {
+            Some((file, len)) => (Some(file), len / MARK_ENTRY + 1),
+            None => (None, 1),
         };
-        let legacy = dir.join(STDOUT_IDX).exists();
-        let mut reader = LogReader { log, log_len, starts, total: 0, dir: dir.to_path_buf(), legacy, runs: None };
+        let mut reader = LogReader { log, log_len, marks, mark_count, total: 0, dir: dir.to_path_buf(), runs: None };
         reader.total = reader.stored_lines()?;
         Ok(reader)
     }
 
     /// The lines stored. A run still being written (or whose writer ran out of room) may have
-    /// index entries whose line never reached the log: they are left out.
+    /// marks whose line never reached the log: they are left out.
     fn stored_lines(&mut self) -> Result<u64, StoreError> {
-        match &self.starts {
-            Starts::Marks { .. } => {
-                while self.mark_count() > 1 && self.mark(self.mark_count() - 1)?.1 >= self.log_len {
-                    self.set_mark_count(self.mark_count() - 1);
-                }
-                let last = self.checked_mark(self.mark_count() - 1)?;
-                let mut cursor = self.cursor(last, PAGE_BUFFER)?;
-                cursor.skip(u64::MAX).map_err(|e| StoreError::io(&self.dir.join(LOG_FILE), e))?;
-                Ok(cursor.index)
-            }
-            Starts::PerLine(file) => {
-                let path = self.dir.join(LINES_IDX);
-                let mut total = file.metadata().map_err(|e| StoreError::io(&path, e))?.len() / 8;
-                while total > 0 && self.entry(total - 1)?.0 >= self.log_len {
-                    total -= 1;
-                }
-                Ok(total)
-            }
+        while self.mark_count > 1 && self.mark(self.mark_count - 1)?.1 >= self.log_len {
+            self.mark_count -= 1;
         }
+        let last = self.checked_mark(self.mark_count - 1)?;
+        let mut cursor = self.cursor(last, PAGE_BUFFER)?;
+        cursor.skip(u64::MAX).map_err(|e| StoreError::io(&self.dir.join(LOG_FILE), e))?;
+        Ok(cursor.index)
     }
 
     /// Bytes in the log.
@@ -220,23 +192,10 @@ impl LogReader {
         let StreamFilter::Only(stream) = filter else {
             return Ok(self.total);
         };
-        if self.legacy {
-            return self.legacy_count(stream);
-        }
         let len = self.runs()?.len;
         let last = self.run(len - 1)?;
         let tail = if last.stream == stream { self.total - last.start } else { 0 };
         Ok(last.before(stream) + tail)
-    }
-
-    fn legacy_count(&self, stream: Stream) -> Result<u64, StoreError> {
-        let path = self.dir.join(legacy_stream_index(stream));
-        let mut len = std::fs::metadata(&path).map_err(|e| StoreError::io(&path, e))?.len() / 8;
-        // Trailing entries may point at lines not stored; drop them as `open` does.
-        while len > 0 && self.legacy_numbers(stream, len - 1, 1)?.is_empty() {
-            len -= 1;
-        }
-        Ok(len)
     }
 
     /// `streams.idx`, opened once; its entries past the stored lines are left out, as `open`
@@ -305,46 +264,12 @@ impl LogReader {
         StoreError::Corrupt { path: self.dir.join(file), detail }
     }
 
-    fn starts_file(&self) -> &'static str {
-        match self.starts {
-            Starts::Marks { .. } => MARKS_IDX,
-            Starts::PerLine(_) => LINES_IDX,
-        }
-    }
-
-    /// Entry `index` of an older run's `lines.idx`: a line's start and stream.
-    fn entry(&mut self, index: u64) -> Result<(u64, Stream), StoreError> {
-        let Starts::PerLine(file) = &mut self.starts else {
-            unreachable!("only an older run's reader reads lines.idx")
-        };
-        let mut raw = [0u8; 8];
-        file.seek(SeekFrom::Start(index * 8))
-            .and_then(|_| file.read_exact(&mut raw))
-            .map_err(|e| StoreError::io(&self.dir.join(LINES_IDX), e))?;
-        Ok(decode(u64::from_le_bytes(raw)))
-    }
-
-    /// Marks there are: every line of an older run is one.
-    fn mark_count(&self) -> u64 {
-        match self.starts {
-            Starts::Marks { len, .. } => len,
-            Starts::PerLine(_) => self.total,
-        }
-    }
-
-    fn set_mark_count(&mut self, count: u64) {
-        if let Starts::Marks { len, .. } = &mut self.starts {
-            *len = count;
-        }
-    }
-
     /// Mark `i`: a line (0-based) and where it starts, as the index says.
     fn mark(&mut self, i: u64) -> Result<(u64, u64), StoreError> {
-        let file = match &mut self.starts {
-            Starts::PerLine(_) => return Ok((i, self.entry(i)?.0)),
-            Starts::Marks { .. } if i == 0 => return Ok((0, 0)),
-            Starts::Marks { file, .. } => file.as_mut().expect("a mark past the first is read from a file"),
-        };
+        if i == 0 {
+            return Ok((0, 0));
+        }
+        let file = self.marks.as_mut().expect("a mark past the first is read from a file");
         let mut raw = [0u8; MARK_ENTRY as usize];
         file.seek(SeekFrom::Start((i - 1) * MARK_ENTRY))
             .and_then(|_| file.read_exact(&mut raw))
@@ -365,7 +290,7 @@ impl LogReader {
                 && before[0] == b'\n');
         if !starts_a_line {
             return Err(self.damaged(
-                self.starts_file(),
+                MARKS_IDX,
                 format!(
                     "line {} is said to start at byte {start} of a {}-byte log, which no line does",
                     line + 1,
@@ -378,10 +303,7 @@ impl LogReader {
 
     /// The last mark at or before line `index`, checked.
     fn mark_for(&mut self, index: u64) -> Result<(u64, u64), StoreError> {
-        if let Starts::PerLine(_) = self.starts {
-            return self.checked_mark(index);
-        }
-        let (mut lo, mut hi) = (0, self.mark_count());
+        let (mut lo, mut hi) = (0, self.mark_count);
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
             if self.mark(mid)?.0 <= index {
@@ -401,21 +323,6 @@ impl LogReader {
 
     /// The streams of lines `indexes` (ascending), as the index says.
     fn streams_of(&mut self, filter: StreamFilter, indexes: &[u64]) -> Result<Vec<Stream>, StoreError> {
-        if let Starts::PerLine(_) = self.starts {
-            let mut streams = Vec::with_capacity(indexes.len());
-            for &i in indexes {
-                let stream = self.entry(i)?.1;
-                if let StreamFilter::Only(wanted) = filter
-                    && stream != wanted
-                {
-                    let index = if self.legacy { legacy_stream_index(wanted) } else { STREAMS_IDX };
-                    let name = if wanted == Stream::Stderr { "stderr" } else { "stdout" };
-                    return Err(self.damaged(index, format!("line {} is not on {name}", i + 1)));
-                }
-                streams.push(stream);
-            }
-            return Ok(streams);
-        }
         if let StreamFilter::Only(stream) = filter {
             return Ok(vec![stream; indexes.len()]);
         }
@@ -452,9 +359,6 @@ impl LogReader {
         let StreamFilter::Only(stream) = filter else {
             return Ok((from..self.total.min(from.saturating_add(count))).collect());
         };
-        if self.legacy {
-            return self.legacy_numbers(stream, from, count);
-        }
         let len = self.runs()?.len;
         // The last run with at most `from` lines of the stream before it.
         let (mut lo, mut hi) = (0, len);
@@ -485,39 +389,17 @@ impl LogReader {
         Ok(numbers)
     }
 
-    fn legacy_numbers(&self, stream: Stream, from: u64, count: u64) -> Result<Vec<u64>, StoreError> {
-        let path = self.dir.join(legacy_stream_index(stream));
-        let mut file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
-        let len = file.metadata().map_err(|e| StoreError::io(&path, e))?.len() / 8;
-        let end = len.min(from.saturating_add(count));
-        if from >= end {
-            return Ok(Vec::new());
-        }
-        let mut buf = vec![0u8; ((end - from) * 8) as usize];
-        file.seek(SeekFrom::Start(from * 8))
-            .and_then(|_| file.read_exact(&mut buf))
-            .map_err(|e| StoreError::io(&path, e))?;
-        Ok(buf
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
-            .filter(|&i| i < self.total)
-            .collect())
-    }
-
     /// Lines `start..start+count` (0-based) of the selected stream.
     pub fn page(&mut self, filter: StreamFilter, start: u64, count: u64) -> Result<Vec<LogLine>, StoreError> {
         let indexes = self.stream_numbers(filter, start, count)?;
         let streams = self.streams_of(filter, &indexes)?;
         let path = self.dir.join(LOG_FILE);
-        // An older run's index has an entry per line: each is used, so that one that
-        // contradicts the log is found.
-        let every_line = matches!(self.starts, Starts::PerLine(_));
         let mut cursor: Option<Cursor> = None;
         let mut page = Vec::with_capacity(indexes.len());
         for (&index, stream) in indexes.iter().zip(streams) {
             // The next line of the page is usually the cursor's; a gap (another stream's lines)
             // is crossed from the nearer of the cursor and a mark.
-            if every_line || cursor.as_ref().is_none_or(|c| c.index != index) {
+            if cursor.as_ref().is_none_or(|c| c.index != index) {
                 let mark = self.mark_for(index)?;
                 if cursor.as_ref().is_none_or(|c| c.index > index || mark.0 > c.index) {
                     cursor = Some(self.cursor(mark, PAGE_BUFFER)?);
@@ -527,7 +409,7 @@ impl LogReader {
             let mut bytes = Vec::new();
             let found = c.skip(index - c.index).and_then(|passed| Ok(passed && c.line(&mut bytes)?));
             if !found.map_err(|e| StoreError::io(&path, e))? {
-                return Err(self.damaged(self.starts_file(), format!("the log ends before line {}", index + 1)));
+                return Err(self.damaged(MARKS_IDX, format!("the log ends before line {}", index + 1)));
             }
             page.push(LogLine { number: index + 1, stream, bytes });
         }
@@ -546,11 +428,10 @@ impl LogReader {
         let mut walk = self.stream_walk()?;
         let mut line = Vec::new();
         for i in 0..self.total {
-            let start = cursor.pos;
             if !cursor.line(&mut line).map_err(|e| StoreError::io(&log_path, e))? {
-                return Err(self.damaged(self.starts_file(), format!("the log ends before line {}", i + 1)));
+                return Err(self.damaged(MARKS_IDX, format!("the log ends before line {}", i + 1)));
             }
-            let stream = self.next_stream(&mut walk, i, start)?;
+            let stream = self.next_stream(&mut walk, i)?;
             if filter.selects(stream) && !visit(i + 1, stream, &line) {
                 break;
             }
@@ -559,43 +440,20 @@ impl LogReader {
     }
 
     fn stream_walk(&self) -> Result<StreamWalk, StoreError> {
-        let open = |name: &str, capacity: usize| -> Result<Option<BufReader<File>>, StoreError> {
-            Ok(open_sized(&self.dir, name)?.map(|(file, _)| BufReader::with_capacity(capacity, file)))
-        };
-        Ok(match self.starts {
-            Starts::PerLine(_) => {
-                StreamWalk::PerLine(open(LINES_IDX, 64 * 1024)?.ok_or_else(|| missing(&self.dir, LINES_IDX))?)
-            }
-            Starts::Marks { .. } => {
-                let mut file = open(STREAMS_IDX, 4096)?;
-                let next = next_switch(&mut file).map_err(|e| StoreError::io(&self.dir.join(STREAMS_IDX), e))?;
-                StreamWalk::Runs { file, current: Stream::Stdout, next }
-            }
-        })
+        let mut file = open_sized(&self.dir, STREAMS_IDX)?.map(|(file, _)| BufReader::with_capacity(4096, file));
+        let next = next_switch(&mut file).map_err(|e| StoreError::io(&self.dir.join(STREAMS_IDX), e))?;
+        Ok(StreamWalk { file, current: Stream::Stdout, next })
     }
 
-    /// The stream of line `index`, which starts at byte `start`, the lines before it walked.
-    fn next_stream(&self, walk: &mut StreamWalk, index: u64, start: u64) -> Result<Stream, StoreError> {
-        match walk {
-            StreamWalk::Runs { file, current, next } => {
-                while let Some((first, stream)) = *next
-                    && first <= index
-                {
-                    *current = stream;
-                    *next = next_switch(file).map_err(|e| StoreError::io(&self.dir.join(STREAMS_IDX), e))?;
-                }
-                Ok(*current)
-            }
-            StreamWalk::PerLine(file) => {
-                let mut raw = [0u8; 8];
-                file.read_exact(&mut raw).map_err(|e| StoreError::io(&self.dir.join(LINES_IDX), e))?;
-                let (at, stream) = decode(u64::from_le_bytes(raw));
-                if at != start {
-                    return Err(self.damaged(LINES_IDX, format!("line {} starts at byte {start}, not {at}", index + 1)));
-                }
-                Ok(stream)
-            }
+    /// The stream of line `index`, the lines before it walked.
+    fn next_stream(&self, walk: &mut StreamWalk, index: u64) -> Result<Stream, StoreError> {
+        while let Some((first, stream)) = walk.next
+            && first <= index
+        {
+            walk.current = stream;
+            walk.next = next_switch(&mut walk.file).map_err(|e| StoreError::io(&self.dir.join(STREAMS_IDX), e))?;
         }
+        Ok(walk.current)
     }
 }
 
@@ -628,7 +486,7 @@ fn missing(dir: &Path, name: &str) -> StoreError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{LogWriter, encode, pair_bytes};
+    use super::super::{LogWriter, pair_bytes};
     use super::*;
     use std::io::Write;
 
@@ -721,15 +579,6 @@ mod tests {
         streams
     }
 
-    /// Rewrites a run's index as earlier versions stored it: an entry per line, with its stream.
-    fn as_per_line(dir: &Path, streams: &[Stream]) {
-        let log = std::fs::read(dir.join(LOG_FILE)).unwrap();
-        let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', &log).map(|i| i as u64 + 1));
-        let entries: Vec<u8> = starts.zip(streams).flat_map(|(start, &s)| encode(start, s).to_le_bytes()).collect();
-        std::fs::write(dir.join(LINES_IDX), entries).unwrap();
-        std::fs::remove_file(dir.join(MARKS_IDX)).unwrap();
-    }
-
     fn every_page_is_its_lines(dir: &Path, streams: &[Stream], pad: usize) {
         let mut r = LogReader::open(dir).unwrap();
         assert_eq!(r.count(StreamFilter::Both).unwrap(), streams.len() as u64);
@@ -771,14 +620,6 @@ mod tests {
     }
 
     #[test]
-    fn runs_stored_with_an_entry_per_line_are_still_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let streams = mixed(dir.path(), 200, 30);
-        as_per_line(dir.path(), &streams);
-        every_page_is_its_lines(dir.path(), &streams, 30);
-    }
-
-    #[test]
     fn a_log_whose_marks_are_lost_is_still_read_whole() {
         let dir = tempfile::tempdir().unwrap();
         let streams = mixed(dir.path(), 200, 300);
@@ -809,20 +650,6 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_entry_of_an_older_run_is_reported_never_used_to_size_a_read() {
-        let dir = tempfile::tempdir().unwrap();
-        sample(dir.path());
-        as_per_line(dir.path(), &[Stream::Stdout, Stream::Stderr, Stream::Stdout, Stream::Stderr]);
-        // Line 2's entry made huge: read as a length, it would ask for exabytes.
-        overwrite(&dir.path().join(LINES_IDX), 8, &0x0fff_ffff_ffff_fff0u64.to_le_bytes());
-        let mut r = LogReader::open(dir.path()).unwrap();
-        let page = r.page(StreamFilter::Both, 0, 4).unwrap_err().to_string();
-        assert!(page.contains("lines.idx is damaged"), "{page}");
-        let scan = r.scan(StreamFilter::Both, |_, _, _| true).unwrap_err().to_string();
-        assert!(scan.contains("lines.idx is damaged"), "{scan}");
-    }
-
-    #[test]
     fn a_short_run_on_stdout_alone_writes_no_marks_and_no_stream_index() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = LogWriter::create(dir.path()).unwrap();
@@ -835,21 +662,6 @@ mod tests {
         assert_eq!(r.count(StreamFilter::Only(Stream::Stderr)).unwrap(), 0);
         assert_eq!(r.page(StreamFilter::Only(Stream::Stdout), 1, 5).unwrap()[0].bytes, b"b");
         assert!(r.page(StreamFilter::Only(Stream::Stderr), 0, 5).unwrap().is_empty());
-    }
-
-    #[test]
-    fn runs_stored_with_an_index_per_stream_are_still_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let streams = mixed(dir.path(), 20, 0);
-        as_per_line(dir.path(), &streams);
-        // The layout before `streams.idx`: per stream, each line's index in `lines.idx`.
-        std::fs::remove_file(dir.path().join(STREAMS_IDX)).unwrap();
-        for (stream, name) in [(Stream::Stdout, STDOUT_IDX), (Stream::Stderr, STDERR_IDX)] {
-            let entries: Vec<u8> =
-                (0u64..).zip(&streams).filter(|&(_, s)| *s == stream).flat_map(|(i, _)| i.to_le_bytes()).collect();
-            std::fs::write(dir.path().join(name), entries).unwrap();
-        }
-        every_page_is_its_lines(dir.path(), &streams, 0);
     }
 
     #[test]
