@@ -150,7 +150,8 @@ pub struct PluginTable {
     pub parser_new: unsafe extern "C" fn(context: RawSlice, out: *mut *mut c_void) -> RawOutcome,
     /// A format name (UTF-8) and a JSON [`ParseContext`] → a parser of that one format, for a
     /// tool defined in a config file; its handle is used like `parser_new`'s.
-    pub format_parser_new: unsafe extern "C" fn(format: RawSlice, context: RawSlice, out: *mut *mut c_void) -> RawOutcome,
+    pub format_parser_new:
+        unsafe extern "C" fn(format: RawSlice, context: RawSlice, out: *mut *mut c_void) -> RawOutcome,
     /// Feeds `count` lines in order. Returns 0, or 1 once the parser has failed (later lines are
     /// ignored and `parser_finish` reports the failure).
     pub parser_feed: unsafe extern "C" fn(parser: *mut c_void, lines: *const RawLine, count: usize) -> u32,
@@ -498,7 +499,8 @@ mod tests {
             let made = (table.parser_new)(RawSlice::new(br#"{"tool": "echo.run", "cwd": "/p"}"#), &mut parser);
             assert_eq!(made.status, STATUS_OK);
             (table.buffer_free)(made.buf);
-            let statuses = batches.iter().map(|lines| (table.parser_feed)(parser, lines.as_ptr(), lines.len())).collect();
+            let statuses =
+                batches.iter().map(|lines| (table.parser_feed)(parser, lines.as_ptr(), lines.len())).collect();
             let end = (table.parser_finish)(parser, RawSlice::new(b"{}"));
             let text = String::from_utf8_lossy(end.buf.as_bytes()).into_owned();
             let ok = end.status == STATUS_OK;

@@ -222,6 +222,8 @@ impl<S> Recognisers<S> {
 
     /// Registers a recogniser that only the plugin's own tools use: lines are offered to
     /// recognisers in the order they were registered.
+    // A builder's `add`, which `std::ops::Add` (arithmetic on two values) would not fit.
+    #[allow(clippy::should_implement_trait)]
     pub fn add(self, recogniser: impl Recogniser<S> + 'static) -> Self {
         self.add_in(&[], recogniser)
     }

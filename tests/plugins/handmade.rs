@@ -52,6 +52,7 @@ pub struct RawSlice {
 
 impl RawSlice {
     pub unsafe fn bytes<'a>(self) -> &'a [u8] {
+        // SAFETY: the host lends `len` readable bytes at `ptr` for the call this slice came with.
         if self.len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(self.ptr, self.len) } }
     }
 }
@@ -76,6 +77,7 @@ pub fn outcome(status: u32, bytes: Vec<u8>) -> RawOutcome {
 
 pub unsafe extern "C" fn buffer_free(buf: RawBuf) {
     if !buf.ptr.is_null() {
+        // SAFETY: the buffer is one `outcome` made from a Vec of this library, freed once.
         drop(unsafe { Vec::from_raw_parts(buf.ptr, buf.len, buf.cap) });
     }
 }
@@ -88,6 +90,7 @@ pub fn manifest_json(name: &str) -> Vec<u8> {
 }
 
 pub unsafe extern "C" fn plan(request: RawSlice) -> RawOutcome {
+    // SAFETY: the host lends the request for this call.
     let request: serde_json::Value = serde_json::from_slice(unsafe { request.bytes() }).unwrap_or_default();
     let script = request["args"][0].as_str().unwrap_or("echo 'error: default'; exit 1");
     outcome(0, serde_json::json!({"program": "sh", "args": ["-c", script]}).to_string().into_bytes())
@@ -99,6 +102,7 @@ pub struct Gathered {
 }
 
 pub unsafe extern "C" fn parser_new(_context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
+    // SAFETY: the host passes a pointer valid for one write.
     unsafe { *out = Box::into_raw(Box::new(Gathered { errors: Vec::new() })).cast() };
     outcome(0, Vec::new())
 }
@@ -121,10 +125,12 @@ pub unsafe extern "C" fn parser_feed(parser: *mut c_void, lines: *const RawLine,
 }
 
 pub unsafe extern "C" fn parser_free(parser: *mut c_void) {
+    // SAFETY: the handle is one `parser_new` boxed, freed once by the host.
     drop(unsafe { Box::from_raw(parser.cast::<Gathered>()) });
 }
 
 pub unsafe extern "C" fn parser_progress(parser: *mut c_void) -> RawOutcome {
+    // SAFETY: the host passes a live parser of this plugin.
     let gathered = unsafe { &*parser.cast::<Gathered>() };
     outcome(0, format!(r#"{{"errors":{}}}"#, gathered.errors.len()).into_bytes())
 }

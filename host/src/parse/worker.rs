@@ -122,9 +122,9 @@ impl Batch {
 
     /// The lines in order: stream, number and bytes.
     fn iter(&self) -> impl DoubleEndedIterator<Item = (Stream, u64, &[u8])> + Clone {
-        self.lines.iter().map(|span| {
-            (span.stream, span.number, &self.data[span.start as usize..(span.start + span.len) as usize])
-        })
+        self.lines
+            .iter()
+            .map(|span| (span.stream, span.number, &self.data[span.start as usize..(span.start + span.len) as usize]))
     }
 
     /// The last line that is not blank.

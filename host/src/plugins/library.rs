@@ -1,10 +1,9 @@
-//! One loaded plugin library: the only place the host calls through the C ABI, and one of the
-//! places in the host allowed `unsafe` (the others are `run::guard`, which forks, and
-//! `run::lines::line_ends`, which compares 32 bytes at a time).
+//! One loaded plugin library: the only place the host calls through the C ABI, and one of the two
+//! places in the host allowed `unsafe` (the other is `run::guard`, which forks).
 //!
 //! Everything unsafe about plugins lives here: reading the ABI header, resolving the entry symbol,
-//! copying the function table (only as far as the library says it reaches), and moving buffers
-//! across. The rest of the host sees [`PluginLibrary`] and [`ParserHandle`].
+//! reading the function table (never past the table of 1.0, which the header says it covers), and
+//! moving buffers across. The rest of the host sees [`PluginLibrary`] and [`ParserHandle`].
 #![allow(unsafe_code)]
 
 use buildvise_plugin_api::abi::{self, AbiHeader, PluginTable, RawLine, RawOutcome, RawSlice};

@@ -10,11 +10,11 @@
 //!
 //! The guard is forked, not executed: starting buildvise's own binary again cost every `exec`
 //! about a millisecond of loading and relocation on a core the command needs. A child forked
-//! from a process that may have other threads can only make system calls that need no lock
-//! another thread may have held, so the guard's whole life is raw system calls on memory it
-//! owns: no allocation, no locks, no formatting, no panics, no destructors. Those calls are
-//! why this is one of the places in the host allowed `unsafe` (with `plugins::library` and
-//! `run::lines::line_ends`).
+//! from a process that may have other threads must not call anything that takes a lock another
+//! thread may have held at the fork (the allocator's, stdio's), so the guard's whole life is raw
+//! calls into libc on memory it owns: no allocation, no locks, no formatting, no panics, no
+//! destructors. Those calls are why this is one of the two places in the host allowed `unsafe`
+//! (with `plugins::library`).
 #![allow(unsafe_code)]
 
 use std::fs::File;
@@ -63,8 +63,8 @@ fn fork_guard() -> std::io::Result<File> {
     // Close-on-exec (as std makes every descriptor), so that no command buildvise runs holds the
     // pipe open after buildvise died.
     let (read, write) = std::io::pipe()?;
-    // SAFETY: the child runs `guard_child` alone, which makes only async-signal-safe system calls
-    // and never returns.
+    // SAFETY: the child has one thread; it runs `guard_child` alone, which calls only functions
+    // that take no lock in libc (listed there) and never returns.
     match unsafe { libc::fork() } {
         -1 => Err(std::io::Error::last_os_error()),
         0 => guard_child(read.as_raw_fd()),
@@ -80,7 +80,10 @@ fn fork_guard() -> std::io::Result<File> {
 /// The forked guard's whole life. Only system calls from here on (see the module's doc).
 fn guard_child(input: RawFd) -> ! {
     // SAFETY: each call takes plain integers or pointers to memory on this stack or to static
-    // strings, and none of them needs a lock another thread of the parent may have held.
+    // strings. setpgid, signal, sigemptyset, pthread_sigmask, dup2, open, close and _exit are
+    // async-signal-safe by POSIX; prctl, close_range (through syscall), sysconf(_SC_OPEN_MAX),
+    // mmap and munmap (in `serve`) are not on POSIX's list, but each is one system call (sysconf
+    // reads a resource limit) and takes no lock in glibc or musl.
     unsafe {
         libc::setpgid(0, 0);
         // Signals go back to their defaults: buildvise's handlers are for buildvise, and the
@@ -92,7 +95,7 @@ fn guard_child(input: RawFd) -> ! {
         }
         let mut empty = std::mem::zeroed::<libc::sigset_t>();
         libc::sigemptyset(&mut empty);
-        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
         #[cfg(target_os = "linux")]
         libc::prctl(libc::PR_SET_NAME, c"buildvise-guard".as_ptr());
         // The pipe becomes stdin; stdout and stderr go nowhere, and every other descriptor
