@@ -60,21 +60,27 @@ impl<'a> Head<'a> {
 
 /// `bytes` without the whitespace `str::trim_start` removes, up to a byte that is not UTF-8.
 fn unindent(bytes: &[u8]) -> &[u8] {
-    let mut rest = bytes;
-    while let Some(&first) = rest.first() {
-        let width = match first {
-            b' ' | b'\t'..=b'\r' => 1,
-            // Whitespace beyond ASCII (U+0085, U+00A0, U+1680, U+2000 to U+205F, U+3000) is rare:
-            // decoded only for a character whose lead byte may start one.
-            0xc2 | 0xe1..=0xe3 => match rest.utf8_chunks().next().and_then(|c| c.valid().chars().next()) {
-                Some(c) if c.is_whitespace() => c.len_utf8(),
-                _ => break,
-            },
-            _ => break,
-        };
-        rest = &rest[width..];
+    // Most lines start with a letter, a digit or punctuation.
+    if bytes.first().is_none_or(u8::is_ascii_graphic) {
+        return bytes;
     }
-    rest
+    let ascii_space = |b: &u8| matches!(b, b' ' | b'\t'..=b'\r');
+    let mut rest = bytes;
+    loop {
+        let indent = rest.iter().position(|b| !ascii_space(b)).unwrap_or(rest.len());
+        rest = &rest[indent..];
+        // Whitespace beyond ASCII (U+0085, U+00A0, U+1680, U+2000 to U+205F, U+3000) is rare:
+        // decoded only for a character whose lead byte may start one, two or three bytes long.
+        let width = match rest.first() {
+            Some(0xc2) => 2,
+            Some(0xe1..=0xe3) => 3,
+            _ => return rest,
+        };
+        match rest.get(..width).and_then(|c| std::str::from_utf8(c).ok()) {
+            Some(c) if c.starts_with(char::is_whitespace) => rest = &rest[width..],
+            _ => return rest,
+        }
+    }
 }
 
 /// A line as a recogniser reads it: decoded (invalid UTF-8 replaced), with its indentation and
@@ -105,9 +111,12 @@ impl<'a> Text<'a> {
 pub struct Wants {
     starts: &'static [&'static str],
     starts_unindented: &'static [&'static str],
-    test: Option<fn(&Head<'_>) -> bool>,
+    test: Option<LineTest>,
     every: bool,
 }
+
+/// A recogniser's cheap test of a line's bytes ([`Wants::test`]).
+pub type LineTest = fn(&Head<'_>) -> bool;
 
 impl Wants {
     /// Lines that start with one of `prefixes`.
@@ -183,8 +192,9 @@ pub struct Recognisers<S> {
     starts: PrefixSet<u64>,
     /// Prefixes after the indentation, likewise.
     starts_unindented: PrefixSet<u64>,
-    /// The recognisers with a test, and those that want every line, one bit each.
-    tested: u64,
+    /// The recognisers with a test, each with its bit, in order.
+    tests: Vec<(u64, LineTest)>,
+    /// The recognisers that want every line, one bit each.
     every: u64,
     /// The recognisers that are open, kept up to date after each feed rather than asked of all on
     /// every line.
@@ -198,7 +208,6 @@ struct Entry<S> {
     recogniser: Box<dyn Recogniser<S>>,
     /// The formats it reads for a tool defined in a config file (`formats = ["tsc"]`).
     formats: &'static [&'static str],
-    test: Option<fn(&Head<'_>) -> bool>,
 }
 
 impl<S> Default for Recognisers<S> {
@@ -207,7 +216,7 @@ impl<S> Default for Recognisers<S> {
             entries: Vec::new(),
             starts: PrefixSet::new(),
             starts_unindented: PrefixSet::new(),
-            tested: 0,
+            tests: Vec::new(),
             every: 0,
             open: 0,
             unflushed: 0,
@@ -259,10 +268,10 @@ impl<S> Recognisers<S> {
         for prefix in wants.starts_unindented {
             self.starts_unindented.insert(prefix, bit);
         }
-        self.tested |= if wants.test.is_some() { bit } else { 0 };
+        self.tests.extend(wants.test.map(|test| (bit, test)));
         self.every |= if wants.every { bit } else { 0 };
         self.open |= if recogniser.is_open() { bit } else { 0 };
-        self.entries.push(Entry { recogniser, formats, test: wants.test });
+        self.entries.push(Entry { recogniser, formats });
     }
 
     /// Every format some recogniser reads, each once, in the order they were registered.
@@ -283,12 +292,9 @@ impl<S> Recognisers<S> {
         for bit in self.starts.matches(head.bytes).chain(self.starts_unindented.matches(head.unindented)) {
             wanted |= bit;
         }
-        let mut untested = self.tested & !wanted;
-        while untested != 0 {
-            let index = untested.trailing_zeros() as usize;
-            untested &= untested - 1;
-            if self.entries[index].test.is_some_and(|test| test(head)) {
-                wanted |= 1 << index;
+        for &(bit, test) in &self.tests {
+            if wanted & bit == 0 && test(head) {
+                wanted |= bit;
             }
         }
         wanted

@@ -343,7 +343,12 @@ impl<'a> Line<'a> {
 
     /// The text, with invalid UTF-8 replaced; borrowed when the line is valid UTF-8.
     pub fn text(&self) -> std::borrow::Cow<'a, str> {
-        String::from_utf8_lossy(self.bytes)
+        // `from_utf8` first: it checks ASCII a word at a time, where `from_utf8_lossy` walks
+        // every byte of a valid line as it looks for the first invalid one.
+        match std::str::from_utf8(self.bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(self.bytes),
+        }
     }
 }
 
