@@ -43,6 +43,6 @@ pub use collect::{DiagnosticSet, join_test_name};
 pub use paths::{is_absolute, relative_to, split_location};
 pub use plugin::{Parser, Plugin};
 pub use prefixes::PrefixSet;
-pub use recognise::{Head, MAX_RECOGNISERS, Recogniser, Recognisers, Text, Wants};
+pub use recognise::{Head, LineTest, MAX_RECOGNISERS, Recogniser, Recognisers, Text, Wants};
 pub use text::{clip, occurrences};
 pub use types::*;
