@@ -19,7 +19,7 @@ use crate::tokens::Counter;
 use crate::{Setup, corpus, median, run_ok};
 use anyhow::{Context, bail};
 use buildvise::config::DEFAULT_MAX_LINES;
-use buildvise::history::{self, Comparison, Problem, delta};
+use buildvise::history::{self, Problem, delta};
 use buildvise::outcome::{Finished, RunResult};
 use buildvise::render::{Detail, Hints, Surface, render_exec};
 use buildvise::store::{CommandKey, RunMeta, RunStatus, Store};
@@ -173,7 +173,7 @@ fn token_cost(counter: &Counter, tool: &str, mut json: Value) -> anyhow::Result<
         None,
     ));
     previous.fingerprints = history::fingerprints(tool, &previous.diagnostics);
-    let comparison = Comparison::new(PREVIOUS, delta(tool, &previous, tool, &result));
+    let comparison = history::comparison(PREVIOUS, delta(tool, &previous, tool, &result));
     let plain = answer(tool, exit_code, result.clone());
     result.vs = Some(comparison);
     let compared = answer(tool, exit_code, result);

@@ -11,6 +11,7 @@ pub mod access;
 pub mod app;
 pub mod cli;
 pub mod config;
+mod describe;
 pub mod history;
 pub mod mcp;
 pub mod outcome;
@@ -20,3 +21,5 @@ pub mod render;
 pub mod run;
 pub mod store;
 pub mod tools;
+
+pub use describe::describe;

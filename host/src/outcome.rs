@@ -1,9 +1,7 @@
 //! What a run came to: the plugin's [`ParseResult`] with `success` decided, stored as
 //! `result.json` and rendered for every surface.
 
-use crate::history::Comparison;
-use crate::parse::ParseFailure;
-use crate::store::{RunMeta, Tally};
+use crate::store::{RunMeta, Tally, Versus};
 use buildvise_plugin_api::{Diagnostic, ParseResult, Severity, TestSummary};
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +40,7 @@ pub struct RunResult {
 impl RunResult {
     /// Decides success: the plugin's word, else the exit code, and never success when the run
     /// did not exit by itself (`exit_code` None).
-    pub fn from_parse(parsed: Result<ParseResult, ParseFailure>, exit_code: Option<i32>) -> Self {
+    pub fn from_parse(parsed: Result<ParseResult, impl std::fmt::Display>, exit_code: Option<i32>) -> Self {
         let exited_ok = exit_code == Some(0);
         match parsed {
             Ok(p) => RunResult {
@@ -89,6 +87,47 @@ impl RunResult {
     }
 }
 
+/// What a run's answer says about the run before it: stored in its `result.json`, so that a
+/// re-rendered answer says it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Comparison {
+    #[serde(flatten)]
+    pub counts: Versus,
+    /// This run's new problems that are diagnostics, by their place among its diagnostics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_diagnostics: Vec<usize>,
+    /// This run's new failed tests that no diagnostic names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_tests: Vec<String>,
+    /// The first fixed problems, as the earlier run reported them (notes left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed_problems: Vec<OwnedProblem>,
+}
+
+impl Comparison {
+    /// Whether there is anything to say: two clean runs compare to nothing.
+    pub fn says_something(&self) -> bool {
+        self.counts.fixed + self.counts.new + self.counts.still > 0
+    }
+}
+
+/// A problem apart from its run: in a stored comparison and in `buildvise diff --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OwnedProblem {
+    // First: a diagnostic has more fields than `test`, so it never reads as this.
+    Test(TestName),
+    Diagnostic(Diagnostic),
+}
+
+/// `{"test": name}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestName {
+    pub test: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,12 +135,13 @@ mod tests {
     #[test]
     fn success_rules() {
         let ok = ParseResult::default();
-        assert!(RunResult::from_parse(Ok(ok.clone()), Some(0)).success);
-        assert!(!RunResult::from_parse(Ok(ok.clone()), Some(1)).success);
-        assert!(!RunResult::from_parse(Ok(ok), None).success);
+        let parsed = |p: &ParseResult| Ok::<_, String>(p.clone());
+        assert!(RunResult::from_parse(parsed(&ok), Some(0)).success);
+        assert!(!RunResult::from_parse(parsed(&ok), Some(1)).success);
+        assert!(!RunResult::from_parse(parsed(&ok), None).success);
         let says_no = ParseResult::default().with_success(Some(false));
-        assert!(!RunResult::from_parse(Ok(says_no), Some(0)).success);
-        let failed = RunResult::from_parse(Err(ParseFailure::Stuck { line: 7 }), Some(0));
+        assert!(!RunResult::from_parse(parsed(&says_no), Some(0)).success);
+        let failed = RunResult::from_parse(Err::<ParseResult, _>("stuck on log line 7"), Some(0));
         assert!(failed.parser_error.as_deref().is_some_and(|e| e.contains("log line 7")));
     }
 }

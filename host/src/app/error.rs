@@ -1,7 +1,7 @@
 //! What can go wrong in a call, as one type, and how a surface says it.
 //!
 //! Each message says what went wrong and what to send or do instead, and never repeats its cause:
-//! causes are kept as `source` and printed once, as a chain, by [`describe`].
+//! causes are kept as `source` and printed once, as a chain, by [`crate::describe()`].
 
 use crate::access::AccessError;
 use crate::config::ConfigError;
@@ -67,25 +67,10 @@ impl AppError {
     }
 }
 
-/// The error's message, then each cause on its own line, each said once.
-pub fn describe(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(c) = cause {
-        let said = c.to_string();
-        // A transparent wrapper's message is its cause's: do not print it twice.
-        if !text.ends_with(&said) {
-            text.push_str("\n  caused by: ");
-            text.push_str(&said);
-        }
-        cause = c.source();
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::describe;
 
     #[test]
     fn causes_are_printed_once_each() {

@@ -2,7 +2,7 @@
 //! comparison in every `exec` answer (see [`crate::history`]) and need neither.
 
 use super::{App, AppError};
-use crate::history::{self, Flaky};
+use crate::history::{self, ListedRun};
 use crate::render::{self, Rendered};
 use crate::store::{RunMeta, RunStatus};
 use std::path::PathBuf;
@@ -32,16 +32,6 @@ impl RunsFilter {
 
 fn succeeded(m: &RunMeta) -> bool {
     m.status == RunStatus::Exited && m.tally.as_ref().map_or(m.exit_code == Some(0), |t| t.success)
-}
-
-/// A listed run, with its command's flaky tests when it is the newest listed run of a command
-/// that has some.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ListedRun {
-    #[serde(flatten)]
-    pub meta: RunMeta,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub flaky: Vec<Flaky>,
 }
 
 impl App {

@@ -6,11 +6,12 @@
 use super::{App, AppError};
 use crate::access::Access;
 use crate::outcome::{Finished, RunResult};
+use crate::parse::SavedError;
 use crate::parse::parse_stored;
 use crate::render::{self, Detail, LINE_BYTES, LogPage, Rendered, Surface};
 use crate::run::CancelToken;
 use crate::store::{LogLine, RunStatus, StoreError, StreamFilter};
-use buildvise_plugin_api::{RunEnd, strip_ansi};
+use buildvise_plugin_api::{ParseContext, RunEnd, strip_ansi};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -155,7 +156,10 @@ impl App {
         let result = match crate::tools::find(&self.registry, &config, &meta.tool).ok().flatten() {
             Some(tool) => {
                 let mut reader = self.store.reader(run_id)?;
-                parse_stored(&tool, &mut reader, RunEnd::default(), cwd)?
+                let parser = tool
+                    .parser(&ParseContext::new(tool.spec.name.clone(), cwd.display().to_string()))
+                    .map_err(SavedError::from)?;
+                parse_stored(parser, &mut reader, RunEnd::default())?
             }
             None => RunResult {
                 parser_error: Some(format!("no plugin loaded here provides {} to parse its log", meta.tool)),

@@ -12,9 +12,11 @@ mod parse;
 mod sink;
 mod slots;
 
-pub use error::{AppError, describe};
+pub use crate::describe::describe;
+pub use crate::history::ListedRun;
+pub use error::AppError;
 pub use exec::{ExecAnswer, ExecCall};
-pub use history::{ListedRun, RunsFilter};
+pub use history::RunsFilter;
 pub use log::LogCall;
 pub use parse::ParseCall;
 pub use sink::Progress;

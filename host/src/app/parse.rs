@@ -3,10 +3,11 @@
 
 use super::{App, AppError};
 use crate::outcome::{Finished, RunResult};
+use crate::parse::SavedError;
 use crate::parse::{SavedLog, parse_saved};
 use crate::render::{self, Detail, Hints, Rendered, Tail};
 use crate::store::{RunMeta, RunStatus};
-use buildvise_plugin_api::{Diagnostic, RunEnd, is_absolute};
+use buildvise_plugin_api::{Diagnostic, ParseContext, RunEnd, is_absolute};
 use std::path::{Path, PathBuf};
 
 /// Files looked up on disk when rebasing a foreign log's paths: enough for any real answer, and a
@@ -38,7 +39,10 @@ impl App {
             .map(|a| std::path::absolute(a).unwrap_or_else(|_| a.clone()).display().to_string())
             .collect();
         let end = RunEnd::exited(call.exit_code).with_artifacts(artifacts);
-        let mut parsed = parse_saved(&tool, &call.log, end, &call.cwd, max_lines as usize)?;
+        let parser = tool
+            .parser(&ParseContext::new(tool.spec.name.clone(), call.cwd.display().to_string()))
+            .map_err(SavedError::from)?;
+        let mut parsed = parse_saved(parser, &call.log, end, max_lines as usize)?;
         rebase(&mut parsed.result.diagnostics, &call.cwd);
         // Not a stored run: no id to page, no duration worth showing.
         let meta = RunMeta {

@@ -7,10 +7,9 @@
 //! ones in log order are taken to be the ones that stayed.
 
 use super::fingerprint;
-use crate::outcome::RunResult;
+use crate::outcome::{Comparison, OwnedProblem, RunResult, TestName};
 use crate::store::Versus;
 use buildvise_plugin_api::{Diagnostic, Severity};
-use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
 /// Fixed problems a stored comparison keeps, for `full` to list.
@@ -33,22 +32,6 @@ impl Problem<'_> {
             Problem::Test(test) => OwnedProblem::Test(TestName { test: test.to_string() }),
         }
     }
-}
-
-/// A problem apart from its run: in a stored comparison and in `buildvise diff --json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum OwnedProblem {
-    // First: a diagnostic has more fields than `test`, so it never reads as this.
-    Test(TestName),
-    Diagnostic(Diagnostic),
-}
-
-/// `{"test": name}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TestName {
-    pub test: String,
 }
 
 /// The problems of `r`, with their fingerprints, in log order.
@@ -114,48 +97,20 @@ pub fn delta<'a>(before_tool: &str, before: &'a RunResult, after_tool: &str, aft
     delta
 }
 
-/// What a run's answer says about the run before it: stored in its `result.json`, so that a
-/// re-rendered answer says it again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Comparison {
-    #[serde(flatten)]
-    pub counts: Versus,
-    /// This run's new problems that are diagnostics, by their place among its diagnostics.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub new_diagnostics: Vec<usize>,
-    /// This run's new failed tests that no diagnostic names.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub new_tests: Vec<String>,
-    /// The first fixed problems, as the earlier run reported them (notes left out).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fixed_problems: Vec<OwnedProblem>,
-}
-
-impl Comparison {
-    pub fn new(previous: &str, delta: Delta<'_>) -> Self {
-        let mut new_diagnostics = Vec::new();
-        let mut new_tests = Vec::new();
-        for problem in &delta.new {
-            match problem {
-                Problem::Diagnostic(i, _) => new_diagnostics.push(*i),
-                Problem::Test(test) => new_tests.push(test.to_string()),
-            }
+/// What `delta` says about the run before, `previous`, as the later run stores it.
+pub fn comparison(previous: &str, delta: Delta<'_>) -> Comparison {
+    let mut new_diagnostics = Vec::new();
+    let mut new_tests = Vec::new();
+    for problem in &delta.new {
+        match problem {
+            Problem::Diagnostic(i, _) => new_diagnostics.push(*i),
+            Problem::Test(test) => new_tests.push(test.to_string()),
         }
-        let fixed_problems = delta.fixed.iter().take(FIXED_KEPT).map(|p| p.owned()).collect();
-        let counts = Versus {
-            run: previous.to_string(),
-            fixed: delta.fixed.len(),
-            new: delta.new.len(),
-            still: delta.still.len(),
-        };
-        Comparison { counts, new_diagnostics, new_tests, fixed_problems }
     }
-
-    /// Whether there is anything to say: two clean runs compare to nothing.
-    pub fn says_something(&self) -> bool {
-        self.counts.fixed + self.counts.new + self.counts.still > 0
-    }
+    let fixed_problems = delta.fixed.iter().take(FIXED_KEPT).map(|p| p.owned()).collect();
+    let counts =
+        Versus { run: previous.to_string(), fixed: delta.fixed.len(), new: delta.new.len(), still: delta.still.len() };
+    Comparison { counts, new_diagnostics, new_tests, fixed_problems }
 }
 
 #[cfg(test)]
@@ -207,7 +162,7 @@ mod tests {
         assert_eq!(files(&d.fixed), ["src/lib.rs:9"]);
         assert_eq!(files(&d.new), ["src/lib.rs:5"]);
         assert_eq!(files(&d.still), ["src/lib.rs:5", "src/lib.rs:11"]);
-        let c = Comparison::new("bafotemu", d);
+        let c = comparison("bafotemu", d);
         assert_eq!((c.counts.counts().as_str(), c.new_diagnostics.as_slice()), ("1 fixed, 1 new, 2 still", &[1][..]));
     }
 
@@ -236,6 +191,6 @@ mod tests {
     fn the_toolchains_notices_are_no_problem_of_the_project() {
         let notice = Diagnostic::warning("npm warn config production").from_toolchain();
         let (before, after) = (result(vec![notice], &[]), result(vec![], &[]));
-        assert!(!Comparison::new("bafotemu", delta("npm.test", &before, "npm.test", &after)).says_something());
+        assert!(!comparison("bafotemu", delta("npm.test", &before, "npm.test", &after)).says_something());
     }
 }

@@ -13,10 +13,10 @@ pub mod compare;
 pub mod fingerprint;
 pub mod flaky;
 
-pub use compare::{Comparison, Delta, OwnedProblem, Problem, delta};
+pub use compare::{Delta, Problem, comparison, delta};
 pub use flaky::Flaky;
 
-use crate::outcome::RunResult;
+use crate::outcome::{Comparison, RunResult};
 use crate::store::{CommandKey, Store};
 use buildvise_plugin_api::Diagnostic;
 
@@ -31,11 +31,21 @@ pub fn compare_with_previous(store: &Store, key: &CommandKey, id: &str, result: 
     let previous = match store.record_finished(key, id) {
         Ok(previous) => previous?,
         Err(e) => {
-            tracing::warn!("cannot index run {id}: {}", crate::app::describe(&e));
+            tracing::warn!("cannot index run {id}: {}", crate::describe(&e));
             return None;
         }
     };
     let before: RunResult = store.read_result(&previous).ok()??;
-    let comparison = Comparison::new(&previous, delta(&key.tool, &before, &key.tool, result));
+    let comparison = comparison(&previous, delta(&key.tool, &before, &key.tool, result));
     comparison.says_something().then_some(comparison)
+}
+
+/// A listed run, with its command's flaky tests when it is the newest listed run of a command
+/// that has some.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ListedRun {
+    #[serde(flatten)]
+    pub meta: crate::store::RunMeta,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<Flaky>,
 }

@@ -1,12 +1,11 @@
 //! Parsing a saved log without running anything (`buildvise parse`): the file is read line by
 //! line, so a log far larger than memory is fine, and fed through the same worker as a live run.
 
-use super::ParseWorker;
+use super::{ParseWorker, RunParser};
 use crate::outcome::RunResult;
 use crate::plugins::PluginError;
 use crate::store::{LogLine, LogReader, StoreError, StreamFilter};
-use crate::tools::Tool;
-use buildvise_plugin_api::{ParseContext, RunEnd, Stream};
+use buildvise_plugin_api::{RunEnd, Stream};
 use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -46,16 +45,9 @@ pub enum SavedError {
 /// grow memory.
 const KEPT_LINE_BYTES: usize = 4096;
 
-/// Parses `log` through `tool`'s parser as a run that ended with `end` would have been parsed.
-pub fn parse_saved(
-    tool: &Tool,
-    log: &SavedLog,
-    end: RunEnd,
-    cwd: &Path,
-    keep_tail: usize,
-) -> Result<Parsed, SavedError> {
-    let context = ParseContext::new(tool.spec.name.clone(), cwd.display().to_string());
-    let mut worker = ParseWorker::start(tool.parser(&context)?);
+/// Parses `log` through `parser` as a run that ended with `end` would have been parsed.
+pub fn parse_saved(parser: RunParser, log: &SavedLog, end: RunEnd, keep_tail: usize) -> Result<Parsed, SavedError> {
+    let mut worker = ParseWorker::start(parser);
     let mut number = 0;
     let mut tail: VecDeque<LogLine> = VecDeque::with_capacity(keep_tail.min(1024));
     let mut feed = |path: &Path, stream: Stream| -> Result<(), SavedError> {
@@ -93,9 +85,8 @@ pub fn parse_saved(
 }
 
 /// Parses a stored run's log, for a run whose writer died before it could parse it.
-pub fn parse_stored(tool: &Tool, reader: &mut LogReader, end: RunEnd, cwd: &Path) -> Result<RunResult, SavedError> {
-    let context = ParseContext::new(tool.spec.name.clone(), cwd.display().to_string());
-    let mut worker = ParseWorker::start(tool.parser(&context)?);
+pub fn parse_stored(parser: RunParser, reader: &mut LogReader, end: RunEnd) -> Result<RunResult, SavedError> {
+    let mut worker = ParseWorker::start(parser);
     reader.scan(StreamFilter::Both, |number, stream, bytes| {
         while !worker.ready(Duration::from_millis(100)) {}
         worker.push(stream, number, bytes);

@@ -17,8 +17,7 @@
 //! the errors are counted by file and code, with the call that lists them all.
 
 use super::{Detail, Hints, LogSpan, Rendered, Surface, clip, log_call, plural};
-use crate::history::{Comparison, OwnedProblem};
-use crate::outcome::{Finished, RunResult};
+use crate::outcome::{Comparison, Finished, OwnedProblem, RunResult};
 use crate::store::{LogLine, RunStatus, Versus};
 use buildvise_plugin_api::{Diagnostic, Severity, TestSummary};
 use serde::Serialize;

@@ -10,8 +10,7 @@
 
 use super::exec::diagnostic_line;
 use super::{Rendered, plural};
-use crate::app::ListedRun;
-use crate::history::{Delta, Problem};
+use crate::history::{Delta, ListedRun, Problem};
 use crate::store::{RunMeta, RunStatus, Tally};
 use serde_json::json;
 use std::fmt::Write;
