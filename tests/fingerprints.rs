@@ -7,7 +7,7 @@
 
 mod common;
 
-use buildvise::history::fingerprint;
+use buildvise_engine::history::fingerprint;
 use buildvise_plugin_api::Diagnostic;
 use common::{Sandbox, plugin, root};
 use regex::{Captures, Regex};

@@ -18,11 +18,11 @@ use crate::report::{Figure, Report, num};
 use crate::tokens::Counter;
 use crate::{Setup, corpus, median, run_ok};
 use anyhow::{Context, bail};
-use buildvise::config::DEFAULT_MAX_LINES;
-use buildvise::history::{self, Problem, delta};
-use buildvise::outcome::{Finished, RunResult};
-use buildvise::render::{Detail, Hints, Surface, render_exec};
-use buildvise::store::{CommandKey, RunMeta, RunStatus, Store};
+use buildvise_engine::config::DEFAULT_MAX_LINES;
+use buildvise_engine::history::{self, Problem, delta};
+use buildvise_engine::outcome::{Finished, RunResult};
+use buildvise_engine::render::{Detail, Hints, Surface, render_exec};
+use buildvise_engine::store::{CommandKey, RunMeta, RunStatus, Store};
 use buildvise_plugin_api::Diagnostic;
 use serde_json::Value;
 use std::time::Instant;
@@ -66,7 +66,7 @@ pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
         "ms",
         "Every exec pays this. It should not grow with the store (the index names the previous run) but \
          only with the two results: look at reading and deserialising the previous result.json, notes \
-         included, and at fingerprinting (host/src/history/).",
+         included, and at fingerprinting (engine/src/history/).",
     ));
     report.figures.push(Figure::info(
         SECTION,

@@ -15,8 +15,8 @@
 use crate::report::{Figure, Report, num};
 use crate::{Setup, median};
 use anyhow::{Context, bail};
-use buildvise::parse::{ParseWorker, RunParser};
-use buildvise::plugins::PluginLibrary;
+use buildvise_engine::parse::{ParseWorker, RunParser};
+use buildvise_engine::plugins::PluginLibrary;
 use buildvise_plugin_api::{ParseContext, RunEnd, Stream};
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};

@@ -11,13 +11,13 @@ use crate::report::{Figure, Report, num};
 use crate::scale::{PAGE_LINES, only_run, page_call, page_positions};
 use crate::{Setup, median, run_ok};
 use anyhow::bail;
-use buildvise::access::Access;
-use buildvise::app::App;
-use buildvise::config::Config;
-use buildvise::plugins::Registry;
-use buildvise::render::Surface;
-use buildvise::run::CancelToken;
-use buildvise::store::Store;
+use buildvise_app::App;
+use buildvise_engine::access::Access;
+use buildvise_engine::config::Config;
+use buildvise_engine::plugins::Registry;
+use buildvise_engine::render::Surface;
+use buildvise_engine::run::CancelToken;
+use buildvise_engine::store::Store;
 use serde_json::json;
 use std::process::Stdio;
 use std::time::Instant;
@@ -83,7 +83,7 @@ pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
                 "ms",
                 "The page itself is the in-process figure beside it; the rest is the server's: look for \
                  a whole-file read or a re-open beyond the index seek per request, and for work done on \
-                 the async runtime instead of a blocking thread (host/src/mcp/server.rs, host/src/app/log.rs).",
+                 the async runtime instead of a blocking thread (src/mcp/server.rs, app/src/log.rs).",
             )
             .beside(format!("in-process {}: {}", num(inside, "ms"), num(mcp / inside, "×"))),
         );

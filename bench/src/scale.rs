@@ -7,13 +7,13 @@
 use crate::report::{Figure, Report, num, size};
 use crate::{Setup, median, run_ok};
 use anyhow::{Context, bail};
-use buildvise::access::Access;
-use buildvise::app::{App, LogCall};
-use buildvise::config::Config;
-use buildvise::plugins::Registry;
-use buildvise::render::Surface;
-use buildvise::run::CancelToken;
-use buildvise::store::{RunStatus, Store, StreamFilter};
+use buildvise_app::{App, LogCall};
+use buildvise_engine::access::Access;
+use buildvise_engine::config::Config;
+use buildvise_engine::plugins::Registry;
+use buildvise_engine::render::Surface;
+use buildvise_engine::run::CancelToken;
+use buildvise_engine::store::{RunStatus, Store, StreamFilter};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -158,7 +158,7 @@ pub fn mb_per_s(bytes: u64, wall: Duration) -> f64 {
     bytes as f64 / wall.as_secs_f64() / 1e6
 }
 
-pub fn only_run(store: &Path) -> anyhow::Result<buildvise::store::RunMeta> {
+pub fn only_run(store: &Path) -> anyhow::Result<buildvise_engine::store::RunMeta> {
     let runs = Store::open(store)?.list()?;
     match runs.as_slice() {
         [meta] => Ok(meta.clone()),
@@ -193,7 +193,7 @@ fn pages(setup: &Setup, report: &mut Report, store_dir: &Path) -> anyhow::Result
             "ms",
             "Opening a run reads its files' sizes and walks back over unflushed index entries; a page \
              is a few seeks. A miss here means the index is not used (look for a scan in \
-             host/src/store/log.rs).",
+             engine/src/store/log.rs).",
         ));
     }
     // A grep that matches nothing reads the whole log: the cost of a scan, per line.
@@ -298,7 +298,7 @@ fn concurrent(setup: &Setup, report: &mut Report, plugins: &Path) -> anyhow::Res
         || {
             format!(
                 "{} of {CONCURRENT} runs are missing or incomplete ({} processes failed: {}). Concurrent \
-                 writers to one store collide; see host/src/store/mod.rs (run creation and retention).",
+                 writers to one store collide; see engine/src/store/mod.rs (run creation and retention).",
                 CONCURRENT - complete,
                 failures.len(),
                 failures.join(" | ")

@@ -189,7 +189,7 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
         MAX_STANDARD,
         "tokens",
         &format!(
-            "The render budgets the standard answer in characters (host/src/render/exec.rs); this \
+            "The render budgets the standard answer in characters (engine/src/render/exec.rs); this \
              answer is {} characters for {} tokens ({:.2} characters per token: paths and code are \
              dense). A budget of about {} characters for the whole answer, the lines counting the \
              rest included (the lowest density seen in answers over 500 tokens is {:.2}), or \
@@ -233,7 +233,7 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
         schema,
         MAX_SCHEMA,
         "tokens",
-        "Trim host/src/mcp/schema.rs: the tool description and the per-property descriptions are the \
+        "Trim src/mcp/schema.rs: the tool description and the per-property descriptions are the \
          only free text; every other token is JSON Schema structure.",
     ));
     let instructions = counter.count(&server.instructions);
@@ -252,7 +252,7 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
             "tokens",
             "Every property of the schema and every word of the descriptions and instructions sits in \
              the model's context on every turn: measure each one's cost and merge or drop what a model \
-             can do without (host/src/mcp/schema.rs).",
+             can do without (src/mcp/schema.rs).",
         )
         .beside(format!("tools {tools}, instructions {instructions}")),
     );
