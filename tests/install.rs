@@ -13,8 +13,12 @@ use buildvise_plugin_api::abi::{ABI_MINOR, ABI_VERSION};
 use common::{output_of_copy, root};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+/// An MCP `initialize`, one line as a stdio client sends it.
+const INITIALIZE: &str = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"install-test\",\"version\":\"0\"}}}\n";
 
 /// The plugins that ship with buildvise: the install must bring each, whatever `plugins/` holds.
 const SHIPPED: [&str; 5] = ["cargo", "dotnet", "generic", "npm", "pytest"];
@@ -129,8 +133,18 @@ fn the_documented_install_puts_every_plugin_where_the_binary_finds_it() {
     assert_eq!(plugins, wanted, "{json}");
 
     // Installing again while the installed binary runs replaces it rather than failing on it.
-    let mut running = bare(&binary, scratch.path()).arg("serve").stdin(Stdio::piped()).spawn().expect("serve runs");
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut running = bare(&binary, scratch.path())
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("serve runs");
+    // Up once it answers an initialize.
+    let (mut input, output) = (running.stdin.take().expect("stdin"), running.stdout.take().expect("stdout"));
+    input.write_all(INITIALIZE.as_bytes()).expect("initialize sent");
+    let mut answer = String::new();
+    std::io::BufReader::new(output).read_line(&mut answer).expect("serve answers");
+    assert!(answer.contains("\"serverInfo\""), "serve did not answer its initialize: {answer}");
     assert!(running.try_wait().expect("serve's status").is_none(), "serve did not stay up to be replaced");
     let again = xtask_install(&prefix);
     let _ = running.kill();

@@ -95,15 +95,18 @@ async fn exec_ok(session: &Session, script: String) {
 async fn a_server_holds_no_more_threads_or_fds_after_100_execs_whose_grandchildren_escaped() {
     let sb = sandbox();
     let pid_file = sb.work().join("escaped");
-    let session = connect(&sb, &[]).await;
+    // Each exec waits out the output its escaped process holds (4 s); a batch runs at once, which
+    // is what the test is about, rather than four at a time.
+    const BATCH: usize = 33;
+    let session = connect(&sb, &["--concurrent-runs", &BATCH.to_string()]).await;
     // `setsid` takes the sleeper out of the command's group (no signal of ours reaches it), and it
     // keeps the command's stdout open: the runner must stop reading rather than wait, or leak.
     let script = format!("setsid sh -c 'echo $$ >> {p}; exec sleep 120' & echo started", p = pid_file.display());
     exec_ok(&session, script.clone()).await;
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Taken once the first exec has answered: threads and descriptors it started and that linger
+    // only count against later ones, which the wait below lets retire.
     let after_first = footprint(session.pid);
 
-    const BATCH: usize = 33;
     for _ in 0..3 {
         let mut batch = tokio::task::JoinSet::new();
         for _ in 0..BATCH {
@@ -193,8 +196,9 @@ async fn a_killed_server_still_ends_the_tree_and_its_run_is_settled_from_the_log
     let _handle = session.send_exec(&tree_script(&pid_file, "echo started; echo 'error: seen before the kill'")).await;
     common::mcp::wait_for("the script and its grandchild", || pids(&pid_file).len() == 2).await;
     let id = runs(&sb)[0]["id"].as_str().expect("id").to_string();
-    // Give the writer a flush (every 200 ms) so that the lines are on disk when the axe falls.
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The writer flushes every 200 ms: the lines must be on disk when the axe falls.
+    common::mcp::wait_for("the line on disk", || sb.run(["log", &id, "--raw"]).text().contains("seen before the kill"))
+        .await;
     signal(session.pid, Signal::SIGKILL);
     let left = wait_gone(&pids(&pid_file));
     assert!(left.is_empty(), "processes outlived a killed server: {left:?}");

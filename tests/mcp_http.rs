@@ -221,7 +221,9 @@ fn an_idle_session_expires_and_a_session_with_an_open_stream_does_not() {
     assert_eq!(reply.status, 200, "the GET stream:{reply}");
     assert_eq!(server.notify(&idle).status, 202, "the idle session is open before its time");
 
-    std::thread::sleep(Duration::from_secs(3));
+    // The server says when it ends a session: nothing is sent that would count as a request.
+    let expired = |id: &str| server.wait_to_say(&format!("MCP session {id} expired"), Duration::from_secs(10));
+    assert!(expired(&idle), "the idle session was not ended");
     let reply = server.notify(&idle);
     let (_, code, message) = jsonrpc_error(&reply, 404);
     assert_eq!(code, -32001, "{reply}");
@@ -230,7 +232,7 @@ fn an_idle_session_expires_and_a_session_with_an_open_stream_does_not() {
 
     // Once its client lets the stream go, the session is idle too, and goes the same way.
     drop(stream);
-    std::thread::sleep(Duration::from_secs(3));
+    assert!(expired(&held), "a session idle since its stream closed was not ended");
     assert_eq!(server.notify(&held).status, 404, "a session idle since its stream closed is still open");
 }
 

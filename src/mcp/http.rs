@@ -242,6 +242,7 @@ impl Sessions {
                 expired
             };
             for id in &expired {
+                tracing::info!("MCP session {id} expired: {} s without a request", self.idle.as_secs());
                 self.close(id).await;
             }
             let listed: Vec<SessionId> = self.table().open.keys().cloned().collect();

@@ -18,6 +18,9 @@ pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","p
 pub struct HttpServer {
     child: Child,
     pub addr: SocketAddr,
+    /// What the server says on stderr after the line naming its address, its own notices
+    /// (`BUILDVISE_LOG=warn,buildvise=info`) among them.
+    said: mpsc::Receiver<String>,
 }
 
 impl HttpServer {
@@ -31,27 +34,51 @@ impl HttpServer {
     pub fn start_with(sb: &Sandbox, options: &[&str]) -> Self {
         let mut args = vec!["serve"];
         args.extend_from_slice(options);
-        let mut child = sb.command(args).stderr(Stdio::piped()).spawn().expect("spawn buildvise serve --http");
+        let mut child = sb
+            .command(args)
+            .env("BUILDVISE_LOG", "warn,buildvise=info")
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn buildvise serve --http");
         let stderr = child.stderr.take().expect("piped stderr");
         // A thread reads stderr to its end, so the server never blocks on a full pipe; the
-        // first line naming the address is passed on.
+        // first line naming the address is passed on, then every later line.
         let (tx, rx) = mpsc::channel();
+        let (said_tx, said) = mpsc::channel();
         std::thread::spawn(move || {
-            let mut said = Vec::new();
+            let mut before = Vec::new();
+            let mut listening = false;
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix(READY_PREFIX) {
+                if listening {
+                    let _ = said_tx.send(line);
+                } else if let Some(rest) = line.strip_prefix(READY_PREFIX) {
+                    listening = true;
                     let _ = tx.send(Ok(rest.trim_end_matches("/mcp").to_string()));
+                } else {
+                    before.push(line);
                 }
-                said.push(line);
             }
-            let _ = tx.send(Err(said.join("\n")));
+            let _ = tx.send(Err(before.join("\n")));
         });
         let addr = match rx.recv_timeout(Duration::from_secs(60)) {
             Ok(Ok(addr)) => addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?}: {e}")),
             Ok(Err(said)) => panic!("buildvise serve {options:?} ended before listening:\n{said}"),
             Err(e) => panic!("buildvise serve {options:?} did not say where it listens: {e}"),
         };
-        HttpServer { child, addr }
+        HttpServer { child, addr, said }
+    }
+
+    /// Waits, at most `deadline`, for the server to say on stderr a line holding `text`.
+    pub fn wait_to_say(&self, text: &str, deadline: Duration) -> bool {
+        let until = std::time::Instant::now() + deadline;
+        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+            match self.said.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+        false
     }
 
     pub fn url(&self) -> String {
