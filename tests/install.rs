@@ -3,9 +3,9 @@
 //! where each came from, and installing again over a running binary works. A binary without
 //! plugins says where it looked and how to get them.
 //!
-//! The release build goes to `target/install-test`, kept across runs, not to the target dir of
-//! the running `cargo test`: cargo has held that one locked while tests run (1.95 does not, but
-//! older versions within the project's rust-version may), and a build there would wait forever.
+//! The release build goes to the workspace's `target/release`, where the README's try-it command
+//! (`cargo build --release`) builds the same packages: one release build serves both. cargo lets
+//! go of `target/` before it runs the tests.
 
 mod common;
 
@@ -34,7 +34,7 @@ fn xtask_install(prefix: &Path) -> Output {
         .current_dir(root())
         .args(["xtask", "install", "--prefix"])
         .arg(prefix)
-        .env("CARGO_TARGET_DIR", root().join("target/install-test"))
+        .env("CARGO_TARGET_DIR", root().join("target"))
         .env_remove("CARGO_BUILD_TARGET_DIR")
         .stdin(Stdio::null())
         .output()

@@ -2,8 +2,8 @@
 //! in a sandbox of its own (state dir, config dir, data dir, scratch dir), and the plugin
 //! libraries it needs, built once per test process.
 //!
-//! Plugins are built into `target/test-plugins` rather than the target dir of the running
-//! `cargo test`: cargo holds that one locked while the tests run.
+//! Plugins are built into the workspace's `target/`, beside what the running `cargo test` built
+//! (cargo lets go of it before it runs the tests), so that dependencies built once serve both.
 
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
@@ -23,10 +23,10 @@ pub fn root() -> PathBuf {
 }
 
 fn plugin_target_dir() -> PathBuf {
-    root().join("target/test-plugins")
+    root().join("target")
 }
 
-/// Runs `cargo build` for plugin libraries into `target/test-plugins`; panics with cargo's
+/// Runs `cargo build` for plugin libraries into `target/`; panics with cargo's
 /// output when the build fails.
 fn cargo_build(args: &[&str]) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
