@@ -29,8 +29,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 const SECTION: &str = "ingest";
-/// Goals (issue 16).
-const MIN_RATIO: f64 = 0.85;
+/// Goals (issue 16; the ratio raised to 0.90 by issue 32, which traded parser tricks for plain
+/// code on the condition that this figure holds).
+const MIN_RATIO: f64 = 0.90;
 const MAX_PEAK_RSS_MIB: f64 = 32.0;
 
 /// The first argument that makes this executable a flood writer: `__flood TOOLCHAIN BYTES`.
