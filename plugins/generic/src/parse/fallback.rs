@@ -6,8 +6,8 @@
 //! extension does (`example.com:8080: refused` is a host, not a file). A match without a
 //! severity is an error when the run failed and a warning when it did not.
 
-use super::{Found, Reader, at, int};
-use buildvise_plugin_api::Severity;
+use super::{Found, at, int};
+use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -28,8 +28,13 @@ const SOURCE_EXTENSIONS: &[&str] = &[
 
 pub(crate) struct Fallback;
 
-impl Reader for Fallback {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Fallback {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         // Cheap: a colon followed by a digit somewhere, and no URL.
         if !text.as_bytes().windows(2).any(|w| w[0] == b':' && w[1].is_ascii_digit()) || text.contains("://") {
             return false;

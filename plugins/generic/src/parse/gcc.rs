@@ -2,8 +2,8 @@
 //! from` chain before one, the notes after it, its code frame, and the linker's errors as the
 //! compiler driver shows them (`file.c:(.text+0xa): undefined reference to `f'`).
 
-use super::{Found, Reader, add_note, at, extend, int};
-use buildvise_plugin_api::{Diagnostic, Severity};
+use super::{Found, add_note, at, extend, int};
+use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -35,8 +35,13 @@ pub(crate) struct Gcc {
     open: bool,
 }
 
-impl Reader for Gcc {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Gcc {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         if let Some(from) = text.strip_prefix("In file included from ").or_else(|| from_line(text)) {
             let from = from.trim_end_matches([',', ':']);
             self.included.push(format!("included from {from}"));

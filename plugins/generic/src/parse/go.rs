@@ -11,8 +11,8 @@
 //! than a wrong one. The `ok`/`FAIL pkg` lines only close packages: a package that failed to
 //! build (`[build failed]`) is explained by its compile errors.
 
-use super::{Found, Reader, at, extend, int};
-use buildvise_plugin_api::{Diagnostic, Severity, TestSummary, relative_to};
+use super::{Found, at, extend, int};
+use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, TestSummary, Text, Wants, relative_to};
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -96,8 +96,13 @@ impl Go {
     }
 }
 
-impl Reader for Go {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Go {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         if self.panic.is_some() && self.panic_line(text, number, found) {
             return true;
         }
@@ -182,7 +187,7 @@ impl Reader for Go {
         false
     }
 
-    fn close(&mut self, found: &mut Found) {
+    fn finish(&mut self, found: &mut Found) {
         if let Some(panic) = self.panic.take() {
             self.add_panic(panic, found);
         }

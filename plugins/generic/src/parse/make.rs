@@ -7,8 +7,8 @@
 //! It is kept only when nothing else in the run is an error, for a recipe that failed silently
 //! (`false`, a script that exits 1) would otherwise leave a failed run with no diagnostic.
 
-use super::{Found, Reader, at};
-use buildvise_plugin_api::{Diagnostic, Severity};
+use super::{Found, at};
+use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -30,8 +30,13 @@ static AT_FILE: LazyLock<Regex> = LazyLock::new(|| {
 #[derive(Default)]
 pub(crate) struct Make;
 
-impl Reader for Make {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Make {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         if text.contains("make") && PREFIX.is_match(text) {
             let rest = &text[text.find(": ").map_or(0, |i| i + 2)..];
             self.own(rest, number, found);

@@ -1,8 +1,9 @@
-//! Reading `file:line: message` output, one [`Reader`] per format.
+//! Reading `file:line: message` output, one recogniser per format.
 //!
-//! A parser holds the readers of its tool's formats, in order, once per stream (so nothing
-//! depends on how stdout and stderr interleave); each line goes to the first reader that takes
-//! it. What they find is gathered in [`Found`], shared by both streams, and assembled when the
+//! A parser holds the recognisers of its tool's formats, in order, once per stream (so nothing
+//! depends on how stdout and stderr interleave); each line goes to the first that takes it. Most
+//! of these formats are a line that only a regex tells apart, so their recognisers want every
+//! line. What they find is gathered in [`Found`], shared by both streams, and assembled when the
 //! run ends: failures that only repeat what another line explains (make's `*** [target] Error 1`,
 //! `collect2: error: ld returned 1 exit status`, go's `FAIL pkg [build failed]`) are kept only
 //! when nothing else explains the failure.
@@ -17,8 +18,8 @@ mod ruff;
 mod shellcheck;
 
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, FormatSpec, Line, LogRange, ParseContext, ParseResult, Parser, Progress, RunEnd,
-    Severity, Stream, TestSummary, clip, relative_to,
+    Diagnostic, DiagnosticSet, FormatSpec, Line, LogRange, ParseContext, ParseResult, Parser, Progress, Recognisers,
+    RunEnd, Severity, Stream, TestSummary, clip, relative_to,
 };
 
 /// Longest headline or note kept, in bytes.
@@ -58,31 +59,22 @@ impl Format {
         FORMATS.iter().find(|(_, n, _)| *n == name).map(|(f, ..)| *f)
     }
 
-    fn reader(self, cwd: &str) -> Box<dyn Reader> {
+    /// Adds this format's recogniser to `recognisers`, after those already there.
+    fn add_to(self, recognisers: Recognisers<Found>, cwd: &str) -> Recognisers<Found> {
         match self {
-            Format::Gcc => Box::<gcc::Gcc>::default(),
-            Format::Make => Box::<make::Make>::default(),
-            Format::Go => Box::new(go::Go::new(cwd)),
-            Format::Mypy => Box::<mypy::Mypy>::default(),
-            Format::Ruff => Box::<ruff::Ruff>::default(),
-            Format::Pyright => Box::<pyright::Pyright>::default(),
-            Format::Shellcheck => Box::new(shellcheck::Shellcheck),
-            Format::Fallback => Box::new(fallback::Fallback),
+            Format::Gcc => recognisers.add(gcc::Gcc::default()),
+            Format::Make => recognisers.add(make::Make),
+            Format::Go => recognisers.add(go::Go::new(cwd)),
+            Format::Mypy => recognisers.add(mypy::Mypy::default()),
+            Format::Ruff => recognisers.add(ruff::Ruff::default()),
+            Format::Pyright => recognisers.add(pyright::Pyright::default()),
+            Format::Shellcheck => recognisers.add(shellcheck::Shellcheck),
+            Format::Fallback => recognisers.add(fallback::Fallback),
         }
     }
 }
 
-/// One format's reader, for one stream.
-pub(crate) trait Reader: Send {
-    /// Takes `text` when it belongs to this format (even to ignore it); false leaves it to the
-    /// next reader.
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool;
-
-    /// The stream ended: add what was held back.
-    fn close(&mut self, _found: &mut Found) {}
-}
-
-/// What the readers found, shared by both streams.
+/// What the recognisers found, shared by both streams.
 pub(crate) struct Found {
     cwd: String,
     /// Directories make said it entered (`make[1]: Entering directory '…'`), innermost last:
@@ -146,14 +138,14 @@ fn int(text: Option<regex::Match<'_>>) -> Option<u32> {
 }
 
 pub struct GenericParser {
-    /// Stdout's readers, then stderr's.
-    lanes: [Vec<Box<dyn Reader>>; 2],
+    /// Stdout's recognisers, then stderr's.
+    lanes: [Recognisers<Found>; 2],
     found: Found,
 }
 
 impl GenericParser {
     pub fn new(context: &ParseContext, formats: &[Format]) -> Self {
-        let lane = || formats.iter().map(|f| f.reader(&context.cwd)).collect::<Vec<_>>();
+        let lane = || formats.iter().fold(Recognisers::new(), |lane, f| f.add_to(lane, &context.cwd));
         GenericParser {
             lanes: [lane(), lane()],
             found: Found {
@@ -175,12 +167,7 @@ impl Parser for GenericParser {
             Stream::Stderr => &mut self.lanes[1],
             _ => &mut self.lanes[0],
         };
-        let text = line.text();
-        for reader in lane.iter_mut() {
-            if reader.feed(&text, line.number, &mut self.found) {
-                break;
-            }
-        }
+        lane.feed(&line, &mut self.found);
     }
 
     fn progress(&self) -> Progress {
@@ -190,9 +177,7 @@ impl Parser for GenericParser {
 
     fn finish(&mut self, end: &RunEnd) -> ParseResult {
         for lane in &mut self.lanes {
-            for reader in lane.iter_mut() {
-                reader.close(&mut self.found);
-            }
+            lane.finish(&mut self.found);
         }
         let found = &mut self.found;
         let failed = end.exit_code != Some(0);

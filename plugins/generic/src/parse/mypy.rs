@@ -3,8 +3,8 @@
 //! it. A note elsewhere (`reveal_type`, a note alone) is information. The closing `Found 4 errors
 //! in 1 file` and `Success: …` lines repeat the count and are not diagnostics.
 
-use super::{Found, Reader, add_note, at, int};
-use buildvise_plugin_api::{Diagnostic, Severity};
+use super::{Found, add_note, at, int};
+use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -21,8 +21,13 @@ pub(crate) struct Mypy {
     open: bool,
 }
 
-impl Reader for Mypy {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Mypy {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         if text.starts_with("Found ") && text.contains(" error") || text.starts_with("Success: ") {
             return true;
         }

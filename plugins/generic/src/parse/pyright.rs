@@ -3,8 +3,8 @@
 //! the rule (`(reportAssignmentType)`) closes the last line of the diagnostic. `information` is
 //! info. The closing `4 errors, 0 warnings, 1 information` line is not a diagnostic.
 
-use super::{Found, Reader, add_note, at, extend};
-use buildvise_plugin_api::Severity;
+use super::{Found, add_note, at, extend};
+use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -21,8 +21,13 @@ pub(crate) struct Pyright {
     open: bool,
 }
 
-impl Reader for Pyright {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Pyright {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         if self.open && text.starts_with("    ") {
             if let Some(d) = found.last_mut() {
                 let (note, rule) = split_rule(text);

@@ -4,8 +4,8 @@
 //! fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code. The
 //! closing `Found 6 errors.` and the fixable count are not diagnostics.
 
-use super::{Found, Reader, at, extend};
-use buildvise_plugin_api::Severity;
+use super::{Found, at, extend};
+use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -33,8 +33,13 @@ pub(crate) struct Ruff {
     in_frame: bool,
 }
 
-impl Reader for Ruff {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Ruff {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         if let Some((code, message, start)) = self.headline.take()
             && let Some(caps) = ARROW.captures(text)
         {

@@ -2,8 +2,8 @@
 //! its info and style levels both as `note`; they are warnings here, for shellcheck fails the run
 //! on them by default and each is a finding the user asked for.
 
-use super::{Found, Reader, at};
-use buildvise_plugin_api::Severity;
+use super::{Found, at};
+use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -14,8 +14,13 @@ static LINE: LazyLock<Regex> = LazyLock::new(|| {
 
 pub(crate) struct Shellcheck;
 
-impl Reader for Shellcheck {
-    fn feed(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+impl Recogniser<Found> for Shellcheck {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, number) = (line.text, line.number);
         if !text.ends_with(']') || !text.contains("[SC") {
             return false;
         }
