@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Copy this folder to start a plugin of your own: README.md says how. The plan (which command a
-//! call runs) is here; what the output means is in `parse.rs`.
+//! call runs) is here; what the output means is in `parse/`.
 
 mod parse;
 

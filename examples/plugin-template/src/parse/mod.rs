@@ -1,9 +1,15 @@
 //! What `checker` prints, line by line: a problem (`FILE:LINE[:COL]: error|warning: MESSAGE`), the
 //! indented notes under it, and a closing count (`checker: 2 errors, 1 warning`).
+//!
+//! Each kind of line has a recogniser in a file of its own, registered in [`CheckerParser::new`]:
+//! the plugin-api offers a line only to the recognisers that may want it, so a line of anything
+//! else costs next to nothing. To read one more kind of line, add a file and a line there.
+
+mod count;
+mod problem;
 
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, Line, LogRange, ParseResult, Parser, Progress, RunEnd, Severity, clip, relative_to,
-    split_location,
+    Diagnostic, DiagnosticSet, Line, LogRange, ParseResult, Parser, Progress, Recognisers, RunEnd, Severity, clip,
 };
 
 /// The longest message or note kept: a 10 MB line must not become a 10 MB answer.
@@ -11,94 +17,75 @@ const MAX_TEXT: usize = 400;
 /// The first notes say what matters; later ones mostly repeat.
 const MAX_NOTES: usize = 4;
 
-pub(crate) struct CheckerParser {
+/// What the recognisers found, and what they share.
+struct Found {
     cwd: String,
-    found: DiagnosticSet,
-    /// The last problem line was new, so the notes below it are its own. A repeated problem's
-    /// notes were kept the first time it was printed.
-    open: bool,
+    diagnostics: DiagnosticSet,
     errors: u64,
     warnings: u64,
     /// The errors the closing count reported, once it was printed.
     reported_errors: Option<u64>,
 }
 
-impl CheckerParser {
-    pub(crate) fn new(cwd: &str) -> Self {
-        CheckerParser {
-            cwd: cwd.to_string(),
-            found: DiagnosticSet::new(),
-            open: false,
-            errors: 0,
-            warnings: 0,
-            reported_errors: None,
+impl Found {
+    /// Adds `d`; true when it was new (not a repeat of one already found).
+    fn add(&mut self, d: Diagnostic) -> bool {
+        let severity = d.severity;
+        let new = self.diagnostics.push(d);
+        if new {
+            match severity {
+                Severity::Error => self.errors += 1,
+                _ => self.warnings += 1,
+            }
         }
+        new
     }
 
+    /// A note under the last problem.
     fn note(&mut self, note: &str, number: u64) {
-        let Some(d) = self.found.last_mut().filter(|_| self.open) else { return };
+        let Some(d) = self.diagnostics.last_mut() else { return };
         if d.notes.len() < MAX_NOTES {
             d.notes.push(clip(note.trim(), MAX_TEXT).into_owned());
         }
         let start = d.log_range.map_or(number, |r| r.start);
         d.log_range = Some(LogRange::new(start, number));
     }
+}
 
-    /// `checker: 2 errors, 1 warning`, or `checker: no problems`.
-    fn count(&mut self, counts: &str) {
-        let errors = counts.split(", ").find_map(|part| {
-            let (n, word) = part.split_once(' ')?;
-            word.starts_with("error").then(|| n.parse().ok())?
-        });
-        self.reported_errors = Some(errors.unwrap_or(0));
-    }
+pub(crate) struct CheckerParser {
+    recognisers: Recognisers<Found>,
+    found: Found,
+}
 
-    fn problem(&mut self, text: &str, number: u64) -> bool {
-        let Some((location, rest)) = text.split_once(": ") else { return false };
-        let (severity, message) = match rest.split_once(": ") {
-            Some(("error", m)) => (Severity::Error, m),
-            Some(("warning", m)) => (Severity::Warning, m),
-            _ => return false,
+impl CheckerParser {
+    pub(crate) fn new(cwd: &str) -> Self {
+        let recognisers = Recognisers::new().add(problem::Problems::default()).add(count::Count);
+        let found = Found {
+            cwd: cwd.to_string(),
+            diagnostics: DiagnosticSet::new(),
+            errors: 0,
+            warnings: 0,
+            reported_errors: None,
         };
-        let Some((file, line, column)) = split_location(location) else { return false };
-        let d = Diagnostic::new(severity, clip(message.trim(), MAX_TEXT))
-            .with_location(relative_to(file, &self.cwd), Some(line), column)
-            .with_log_range(number, number);
-        self.open = self.found.push(d);
-        if self.open {
-            match severity {
-                Severity::Error => self.errors += 1,
-                _ => self.warnings += 1,
-            }
-        }
-        true
+        CheckerParser { recognisers, found }
     }
 }
 
 impl Parser for CheckerParser {
     fn feed(&mut self, line: Line<'_>) {
-        let text = line.text();
-        if let Some(note) = text.strip_prefix("  ") {
-            self.note(note, line.number);
-            return;
-        }
-        if let Some(counts) = text.strip_prefix("checker: ") {
-            self.count(counts);
-        } else if self.problem(&text, line.number) {
-            return;
-        }
-        self.open = false;
+        self.recognisers.feed(&line, &mut self.found);
     }
 
     fn finish(&mut self, _end: &RunEnd) -> ParseResult {
+        self.recognisers.finish(&mut self.found);
         // checker exits 0 whatever it found (only bad usage fails it): its count says whether the
         // run failed. Without a count, the exit code decides.
-        let failed = self.reported_errors.is_some_and(|n| n > 0);
-        ParseResult::new(std::mem::take(&mut self.found).into_vec()).with_success(failed.then_some(false))
+        let failed = self.found.reported_errors.is_some_and(|n| n > 0);
+        ParseResult::new(std::mem::take(&mut self.found.diagnostics).into_vec()).with_success(failed.then_some(false))
     }
 
     fn progress(&self) -> Progress {
-        Progress::new(self.errors, self.warnings, 0)
+        Progress::new(self.found.errors, self.found.warnings, 0)
     }
 }
 
