@@ -2,8 +2,8 @@
 //! and works: `cargo build -p buildvise-plugin-api --example make_plugin`.
 
 use buildvise_plugin_api::{
-    CommandPlan, Diagnostic, DiagnosticSet, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest, Plugin,
-    RunEnd, Severity, ToolSpec, relative_to, split_location,
+    CommandPlan, Diagnostic, DiagnosticSet, Head, Line, Manifest, ParseContext, ParseResult, Parser, PlanRequest,
+    Plugin, Recogniser, Recognisers, RunEnd, Severity, Text, ToolSpec, Wants, relative_to, split_location,
 };
 
 #[derive(Default)]
@@ -30,34 +30,58 @@ impl Plugin for MakePlugin {
     }
 
     fn parser(&self, context: &ParseContext) -> Box<dyn Parser> {
-        Box::new(MakeParser { cwd: context.cwd.clone(), found: DiagnosticSet::new() })
+        // One line per output format: the plugin-api offers each line only to those that may want it.
+        let recognisers = Recognisers::new().add(GccLines);
+        let found = Found { cwd: context.cwd.clone(), diagnostics: DiagnosticSet::new() };
+        Box::new(MakeParser { recognisers, found })
+    }
+}
+
+/// What the recognisers found.
+struct Found {
+    cwd: String,
+    diagnostics: DiagnosticSet,
+}
+
+/// `file:line:col: error|warning: message`, as gcc and clang print them.
+struct GccLines;
+
+impl Recogniser<Found> for GccLines {
+    /// Only lines that say `: error: ` or `: warning: ` somewhere: the others never reach `feed`,
+    /// and are never decoded.
+    fn wants(&self) -> Wants {
+        Wants::test(|head: &Head<'_>| head.contains(b": error: ") || head.contains(b": warning: "))
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let Some((location, rest)) = line.text.split_once(": ") else { return false };
+        let (severity, message) = match rest.split_once(": ") {
+            Some(("error", m)) => (Severity::Error, m),
+            Some(("warning", m)) => (Severity::Warning, m),
+            _ => return false,
+        };
+        let Some((file, l, col)) = split_location(location) else { return false };
+        let d = Diagnostic::new(severity, message)
+            .with_location(relative_to(file, &found.cwd), Some(l), col)
+            .with_log_range(line.number, line.number);
+        found.diagnostics.push(d);
+        true
     }
 }
 
 struct MakeParser {
-    cwd: String,
-    found: DiagnosticSet,
+    recognisers: Recognisers<Found>,
+    found: Found,
 }
 
 impl Parser for MakeParser {
     fn feed(&mut self, line: Line<'_>) {
-        let text = line.text();
-        // Cheap test first: feed sees every line of a possibly huge output.
-        let Some((location, rest)) = text.split_once(": ") else { return };
-        let (severity, message) = match rest.split_once(": ") {
-            Some(("error", m)) => (Severity::Error, m),
-            Some(("warning", m)) => (Severity::Warning, m),
-            _ => return,
-        };
-        let Some((file, l, col)) = split_location(location) else { return };
-        let d = Diagnostic::new(severity, message)
-            .with_location(relative_to(file, &self.cwd), Some(l), col)
-            .with_log_range(line.number, line.number);
-        self.found.push(d);
+        self.recognisers.feed(&line, &mut self.found);
     }
 
     fn finish(&mut self, _end: &RunEnd) -> ParseResult {
-        ParseResult::new(std::mem::take(&mut self.found).into_vec())
+        self.recognisers.finish(&mut self.found);
+        ParseResult::new(std::mem::take(&mut self.found.diagnostics).into_vec())
     }
 }
 

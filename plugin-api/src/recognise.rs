@@ -56,6 +56,12 @@ impl<'a> Head<'a> {
     pub fn is_blank(&self) -> bool {
         self.unindented.is_empty()
     }
+
+    /// Whether `needle` occurs anywhere in the line's bytes (with `memchr`'s searcher): a test
+    /// for lines that hold a word somewhere, `: error: ` say, rather than at their start.
+    pub fn contains(&self, needle: &[u8]) -> bool {
+        memchr::memmem::find(self.bytes, needle).is_some()
+    }
 }
 
 /// `bytes` without the whitespace `str::trim_start` removes, up to a byte that is not UTF-8.
@@ -441,6 +447,14 @@ mod tests {
             Recognisers::new().add(probe("x", Wants::starts(&["x"]))).add(probe("y", Wants::starts(&["y"])));
         let log = feed_all(&mut recognisers, &["x open", "anything", "y", "x close", "anything", "y"]);
         assert_eq!(log, ["x:1", "x:2", "x:3", "x:4", "y:6"]);
+    }
+
+    #[test]
+    fn a_head_finds_a_word_anywhere_in_the_line() {
+        let line = Line::new(Stream::Stdout, 1, b"src/a.c:3:7: error: boom");
+        assert!(Head::new(&line).contains(b": error: "));
+        assert!(!Head::new(&line).contains(b": warning: "));
+        assert!(Head::new(&line).contains(b""), "as str::contains");
     }
 
     #[test]

@@ -2,7 +2,6 @@
 
 use super::Found;
 use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, Text, Wants, clip, relative_to, split_location};
-use memchr::memmem;
 
 /// A problem line, then its notes while the lines below it are indented.
 #[derive(Default)]
@@ -51,5 +50,5 @@ impl Recogniser<Found> for Problems {
 /// Whether the line says `: error: ` or `: warning: ` anywhere: what every problem line holds, found
 /// without decoding the line.
 fn names_a_severity(head: &Head<'_>) -> bool {
-    memmem::find(head.bytes, b": error: ").is_some() || memmem::find(head.bytes, b": warning: ").is_some()
+    head.contains(b": error: ") || head.contains(b": warning: ")
 }
