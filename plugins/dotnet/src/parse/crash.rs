@@ -12,8 +12,9 @@
 //!    at System.Threading.Thread.StartCallback()
 //! ```
 
-use super::text::frame_location;
-use buildvise_plugin_api::relative_to;
+use super::Found;
+use super::text::{MAX_TEXT, frame_location};
+use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Text, Wants, clip, relative_to};
 use memchr::memmem::Finder;
 use std::sync::LazyLock;
 
@@ -43,18 +44,139 @@ pub fn unhandled_exception(text: &str) -> Option<&str> {
     is_type.then_some(rest)
 }
 
-/// True when `bytes` has the words [`unhandled_exception`] looks for at `at`: a test on the raw
-/// line, before it is decoded.
-pub fn unhandled_at(bytes: &[u8], at: usize) -> bool {
-    bytes[at..].starts_with(UNHANDLED.as_bytes())
-}
-
 /// The text before ` : Unhandled exception.` on VSTest's abort line: what VSTest itself said.
 pub fn abort_reason(text: &str) -> Option<&str> {
     let at = text.find(UNHANDLED)?;
     let before = text[..at].trim_end();
     let before = before.strip_suffix(':').unwrap_or(before).trim_end();
     (!before.is_empty()).then_some(before)
+}
+
+/// Notes kept on a crash (VSTest's own words, the abort's reason).
+const MAX_NOTES: usize = 5;
+
+/// A test host or program killed by an unhandled exception: the exception, its stack, VSTest's
+/// words on the abort, and the test that was running. Reported when the next test run starts, or
+/// when the output ends.
+#[derive(Default)]
+pub struct Crashes {
+    crash: Option<Diagnostic>,
+    /// The stack printed under the crash's `Unhandled exception.` line, while it is being read.
+    stack: Option<Stack>,
+    /// The top frame of the crash's stack, once its stack ended.
+    frame: Option<(String, u32)>,
+    /// After `The test running when the crash occurred:`, the next line names the test.
+    awaiting_test: bool,
+}
+
+impl Recogniser<Found> for Crashes {
+    fn wants(&self) -> Wants {
+        Wants::starts_unindented(&[
+            "The active ",
+            "Test Run Aborted",
+            "The test running when the crash occurred:",
+            "Test run for ",
+        ])
+        .or_test(holds_unhandled)
+    }
+
+    fn is_open(&self) -> bool {
+        self.stack.is_some() || self.awaiting_test
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (trimmed, number) = (line.trimmed, line.number);
+        if let Some(stack) = &mut self.stack {
+            match stack.feed(trimmed) {
+                Take::Frame => {
+                    if let Some(range) = self.crash.as_mut().and_then(|c| c.log_range.as_mut()) {
+                        range.end = range.end.max(number);
+                    }
+                    return true;
+                }
+                Take::Maybe => {}
+                Take::End => self.end_stack(&found.cwd),
+            }
+        }
+        if super::is_skipped(trimmed) {
+            return false;
+        }
+        if self.awaiting_test {
+            self.awaiting_test = false;
+            if let Some(crash) = &mut self.crash {
+                crash.test = Some(clip(trimmed, MAX_TEXT).into_owned());
+                return true;
+            }
+        }
+        if trimmed.starts_with("Test run for ") {
+            // A new run: the crash before it is complete. The run itself is [`super::runs`]'.
+            self.flush(found);
+            return false;
+        }
+        if let Some(exception) = unhandled_exception(trimmed) {
+            // The exception is what the reader needs first; VSTest's own words become a note.
+            found.host_crashed |= trimmed.starts_with("The active ");
+            let crash = self.crash.get_or_insert_with(|| Diagnostic::error("").with_log_range(number, number));
+            let said = std::mem::replace(&mut crash.message, clip(exception, MAX_TEXT).into_owned());
+            for note in [Some(said.as_str()).filter(|s| !s.is_empty()), abort_reason(trimmed)].into_iter().flatten() {
+                if crash.notes.len() < MAX_NOTES {
+                    crash.notes.push(clip(note, MAX_TEXT).into_owned());
+                }
+            }
+            self.stack = Some(Stack::default());
+            self.frame = None;
+            return true;
+        }
+        if trimmed.starts_with("The active test run was aborted")
+            || trimmed.starts_with("The active Test Run was aborted")
+            || trimmed.starts_with("Test Run Aborted")
+        {
+            found.host_crashed = true;
+            match &mut self.crash {
+                Some(crash) => {
+                    if crash.notes.len() < MAX_NOTES && !trimmed.starts_with("Test Run Aborted.") {
+                        crash.notes.push(clip(trimmed, MAX_TEXT).into_owned());
+                    }
+                    if let Some(range) = &mut crash.log_range {
+                        range.end = range.end.max(number);
+                    }
+                }
+                None => self.crash = Some(Diagnostic::error(clip(trimmed, MAX_TEXT)).with_log_range(number, number)),
+            }
+            return true;
+        }
+        if trimmed.starts_with("The test running when the crash occurred:") {
+            self.awaiting_test = self.crash.is_some();
+            return true;
+        }
+        false
+    }
+
+    /// Reports the crash read so far, located by the top frame of its stack.
+    fn flush(&mut self, found: &mut Found) {
+        self.end_stack(&found.cwd);
+        if let Some(mut crash) = self.crash.take() {
+            if let Some((file, line)) = self.frame.take() {
+                crash = crash.with_location(relative_to(&file, &found.cwd), Some(line), None);
+            }
+            found.diagnostics.push(crash);
+            found.crash_reported = true;
+        }
+        self.awaiting_test = false;
+    }
+}
+
+impl Crashes {
+    /// The crash's stack ended: its top frame inside the project locates the crash.
+    fn end_stack(&mut self, cwd: &str) {
+        if let Some(stack) = self.stack.take() {
+            self.frame = stack.top_frame(cwd).cloned();
+        }
+    }
+}
+
+fn holds_unhandled(head: &Head<'_>) -> bool {
+    head.contains(UNHANDLED.as_bytes())
 }
 
 /// What a line was to the stack being read.

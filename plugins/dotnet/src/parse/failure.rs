@@ -7,9 +7,10 @@
 //! - Microsoft.Testing.Platform: `failed Name (14ms)`, indented message and frames (`in F.cs:12`);
 //! - nunit-console: `1) Test Failure : Name` (NUnit 2) or `1) Failed : Name` (NUnit 3).
 
+use super::Found;
 use super::msbuild;
 use super::text::{MAX_TEXT, frame_location, indent};
-use buildvise_plugin_api::{Diagnostic, clip, relative_to};
+use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Text, Wants, clip, relative_to};
 
 /// Help lines kept from a failure message beyond its headline.
 const MAX_NOTES: usize = 4;
@@ -107,6 +108,64 @@ enum Kind {
         indent: usize,
     },
     NUnit,
+}
+
+/// Failed tests as the runners print them on the console: a block each (VSTest's `  Failed`,
+/// Microsoft.Testing.Platform's `failed`, nunit-console's numbered failures, the Terminal
+/// Logger's `error TESTERROR:`), read to its end.
+#[derive(Default)]
+pub struct Failures {
+    block: Option<Block>,
+}
+
+impl Recogniser<Found> for Failures {
+    fn wants(&self) -> Wants {
+        Wants::starts_unindented(&["Failed ", "failed "]).or_test(numbered_or_test_error)
+    }
+
+    fn is_open(&self) -> bool {
+        self.block.is_some()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        if let Some(block) = &mut self.block {
+            if block.feed(line.text, line.number) {
+                return true;
+            }
+            self.flush(found);
+        }
+        let opened = match line.trimmed.as_bytes().first() {
+            Some(b'F') => Block::vstest(line.text, line.number),
+            Some(b'f') => Block::mtp(line.text, line.number),
+            Some(b'0'..=b'9') if found.nunit_section => Block::nunit(line.trimmed, line.number),
+            _ => None,
+        };
+        let Some(block) = opened.or_else(|| test_error(line)) else { return false };
+        self.block = Some(block);
+        found.last = None;
+        true
+    }
+
+    fn flush(&mut self, found: &mut Found) {
+        if let Some(block) = self.block.take() {
+            found.add_failure(block.failure);
+        }
+    }
+}
+
+/// nunit-console's numbered failures (`1) Test Failure : N`), and the Terminal Logger's
+/// `error TESTERROR:` lines.
+fn numbered_or_test_error(head: &Head<'_>) -> bool {
+    head.unindented.first().is_some_and(u8::is_ascii_digit) || head.contains(b"TESTERROR")
+}
+
+/// The Terminal Logger's `Tests.cs(12): error TESTERROR: …`: the block of the test it names next.
+fn test_error(line: &Text<'_>) -> Option<Block> {
+    let c = msbuild::parse(line.trimmed).filter(|c| c.code.as_deref() == Some("TESTERROR"))?;
+    let mut failure = Failure::new("", Some(line.number));
+    failure.code = c.code;
+    failure.location = Some((c.origin, c.line));
+    Some(Block::terminal_logger(indent(line.text), failure))
 }
 
 /// A failure being read from the console.

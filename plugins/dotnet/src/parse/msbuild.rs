@@ -7,8 +7,9 @@
 //!
 //! `origin` is a file (`/src/A.cs(3,5)`, `C:\x\App.csproj`, `X.sln`) or a tool (`CSC`, `MSBUILD`).
 
-use super::text::{MAX_TEXT, is_project_file};
-use buildvise_plugin_api::{Severity, clip};
+use super::text::{MAX_TEXT, file_stem, is_project_file};
+use super::{Found, LastDiagnostic};
+use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, Text, Wants, clip, relative_to};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -99,6 +100,113 @@ fn ends_with_severity(before: &[u8], first_colon: usize, may_start: bool) -> boo
             Some(blank) => before[blank].is_ascii_whitespace() && first_colon < at,
         }
     })
+}
+
+/// What MSBuild and the compilers print: canonical diagnostic lines (each distinct one once, an
+/// indented repeat of the last one a note of it), the notes that follow one (`Switch:`, Roslyn's
+/// related locations), and the Terminal Logger's `  Project failed with N error(s)` lines, which
+/// name the projects that did not build.
+pub struct BuildLines;
+
+impl Recogniser<Found> for BuildLines {
+    fn wants(&self) -> Wants {
+        Wants::starts_unindented(&["Switch: "]).or_test(may_be_build_line)
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        let (text, trimmed, number) = (line.text, line.trimmed, line.number);
+        if super::is_skipped(trimmed) {
+            return false;
+        }
+        // Which projects failed to build counts towards `vstest`'s summary too.
+        if text.starts_with("  ")
+            && let Some(project) = terminal_logger_failed_project(text)
+        {
+            found.failed_projects.insert(project.to_ascii_lowercase());
+            found.last = None;
+            return true;
+        }
+        if found.reads_build {
+            if let Some(switch) = trimmed.strip_prefix("Switch: ") {
+                found.note_on_last(format!("switch: {switch}"), number);
+                return true;
+            }
+            if ends_like_related_location(trimmed.as_bytes())
+                && let Some((location, _)) = trimmed.split_once(" (Location of the symbol related to previous")
+            {
+                let location = relative_to(location.trim_end_matches(':'), &found.cwd);
+                found.note_on_last(format!("related: {location}"), number);
+                return true;
+            }
+        }
+        match parse(trimmed).filter(|c| c.code.as_deref() != Some("TESTERROR")) {
+            Some(canonical) => {
+                add(canonical, found, number);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Whether a line may be one [`BuildLines`] reads, on its bytes: a severity before a colon, a
+/// related location, a project's failure.
+fn may_be_build_line(head: &Head<'_>) -> bool {
+    let trimmed = head.unindented.trim_ascii_end();
+    might_be_diagnostic(trimmed)
+        || ends_like_related_location(trimmed)
+        || memchr::memchr_iter(b'f', head.bytes).any(|at| failed_with_at(head.bytes, at))
+}
+
+/// Roslyn's `(Location of the symbol related to previous error)` lines.
+fn ends_like_related_location(trimmed: &[u8]) -> bool {
+    trimmed.ends_with(b"previous error)") || trimmed.ends_with(b"previous warning)")
+}
+
+/// Adds a canonical line's diagnostic, unless it is an indented repeat of the last one (a note
+/// of it) or was seen before.
+fn add(c: Canonical, found: &mut Found, number: u64) {
+    if c.indented
+        && let Some(last) = &found.last
+        && last.origin == c.origin
+        && last.code == c.code
+        && last.severity == c.severity
+    {
+        found.note_on_last(c.message, number);
+        return;
+    }
+    if c.severity == Severity::Error {
+        let project =
+            [Some(c.origin.as_str()), c.project.as_deref()].into_iter().flatten().find(|p| is_project_file(p));
+        if let Some(project) = project {
+            found.failed_projects.insert(file_stem(project).to_ascii_lowercase());
+        }
+    }
+    if !found.reads_build {
+        return;
+    }
+    let mut d = Diagnostic::new(c.severity, c.message);
+    if !c.origin.is_empty() {
+        d = d.with_location(relative_to(&c.origin, &found.cwd), c.line, c.column);
+    }
+    d.end_line = c.end_line;
+    d.end_column = c.end_column;
+    let code = c.code.clone();
+    d.code = c.code;
+    d = d.with_log_range(number, number);
+    if let Some(help) = c.help {
+        d.notes.push(clip(&help, MAX_TEXT).into_owned());
+    }
+    // When the file is a tool or an SDK .targets file, the project is the only pointer to the
+    // culprit.
+    let file_is_not_source = !is_project_file(&c.origin)
+        && (c.line.is_none() || c.origin.ends_with(".targets") || c.origin.ends_with(".props"));
+    if let Some(project) = c.project.filter(|p| file_is_not_source && is_project_file(p)) {
+        let project = relative_to(&project, &found.cwd);
+        d.notes.push(format!("project: {}", clip(&project, MAX_TEXT)));
+    }
+    let added = found.add_build(d);
+    found.last = Some(LastDiagnostic { origin: c.origin, code, severity: c.severity, added });
 }
 
 /// Parses one line (leading blanks and CI prefixes already removed).

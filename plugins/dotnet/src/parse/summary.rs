@@ -10,7 +10,9 @@
 //!   `Not run: 1, Invalid: 0, Ignored: 1, Skipped: 0`; nunit-console 3: `Test Count: 8, Passed: 3,
 //!   Failed: 4, Warnings: 0, Inconclusive: 0, Skipped: 1`.
 
+use super::Found;
 use super::text::count_after;
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 /// Lines MTP's summary may print (one per test assembly) before its counts.
 const MAX_MTP_PREAMBLE: u32 = 256;
@@ -73,19 +75,13 @@ impl Summaries {
     }
 
     /// Reads `trimmed` if it belongs to a summary; returns whether it did.
-    pub fn feed(&mut self, trimmed: &str) -> bool {
+    fn read(&mut self, trimmed: &str) -> bool {
         if self.long_form.is_some() {
             if self.feed_long_form(trimmed) {
                 return true;
             }
         } else if self.mtp_block.is_some() && self.feed_mtp_block(trimmed) {
             return true;
-        }
-        let Some(first) = trimmed.bytes().next() else {
-            return false;
-        };
-        if !matches!(first, b'F' | b'P' | b'S' | b'A' | b'T' | b'N') {
-            return false;
         }
         if ["Failed!", "Passed!", "Skipped!", "Aborted!"].iter().any(|p| trimmed.starts_with(p))
             && let Some(total) = count_after(trimmed, "Total:")
@@ -228,6 +224,41 @@ impl Summaries {
     }
 }
 
+/// The runners' totals, each line read where it is printed; the best of them is the run's at the
+/// end.
+impl Recogniser<Found> for Summaries {
+    fn wants(&self) -> Wants {
+        Wants::starts_unindented(&[
+            "Failed!",
+            "Passed!",
+            "Skipped!",
+            "Aborted!",
+            "Total tests:",
+            "Test summary:",
+            "Test run summary:",
+            "Tests run:",
+            "Not run:",
+            "Test Count:",
+        ])
+    }
+
+    fn is_open(&self) -> bool {
+        self.in_block()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
+        if super::is_skipped(line.trimmed) || !self.read(line.trimmed) {
+            return false;
+        }
+        found.last = None;
+        true
+    }
+
+    fn finish(&mut self, found: &mut Found) {
+        found.counts = self.best();
+    }
+}
+
 /// `total: 5, failed: 1, succeeded: 4, skipped: 0` in any layout.
 fn lowercase_counts(text: &str) -> Counts {
     Counts {
@@ -245,7 +276,7 @@ mod tests {
     fn read(lines: &[&str]) -> Option<Counts> {
         let mut s = Summaries::default();
         for line in lines {
-            s.feed(line.trim());
+            s.read(line.trim());
         }
         s.best()
     }
@@ -321,12 +352,12 @@ mod tests {
     #[test]
     fn mtp_summary_without_counts_does_not_swallow_the_rest() {
         let mut s = Summaries::default();
-        assert!(s.feed("Test run summary: Zero tests ran"));
+        assert!(s.read("Test run summary: Zero tests ran"));
         for _ in 0..MAX_MTP_PREAMBLE {
-            assert!(s.feed("/r/bin/A.Tests.dll (net10.0|x64) zero tests ran"));
+            assert!(s.read("/r/bin/A.Tests.dll (net10.0|x64) zero tests ran"));
         }
-        assert!(!s.feed("Build succeeded."));
-        assert!(s.feed("Test summary: total: 1, failed: 0, succeeded: 1, skipped: 0"));
+        assert!(!s.read("Build succeeded."));
+        assert!(s.read("Test summary: total: 1, failed: 0, succeeded: 1, skipped: 0"));
     }
 
     #[test]
