@@ -40,8 +40,7 @@ impl Plugin for ThePlugin {
             tool("npm.install", "npm install", None).mutating(),
             tool("npm.ci", "npm ci", None).mutating(),
         ];
-        let formats =
-            parse::FORMATS.iter().map(|(name, description, _)| FormatSpec::new(*name, *description)).collect();
+        let formats = parse::FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect();
         Manifest::new("npm", env!("CARGO_PKG_VERSION"), tools).with_formats(formats)
     }
 

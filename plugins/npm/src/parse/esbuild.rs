@@ -12,9 +12,9 @@
 //!
 //! A message ends at the next line that is neither blank nor indented (`1 warning and 2 errors`).
 
-use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange, Severity};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 const MAX_NOTES: usize = 2;
 
@@ -32,19 +32,17 @@ struct Message {
 const ERROR: &str = "✘ [ERROR] ";
 const WARNING: &str = "▲ [WARNING] ";
 
-/// How the lines that start a block begin.
-pub const STARTS: Starts = Starts::new(&[ERROR, WARNING]);
-
-impl Recogniser for Esbuild {
+impl Recogniser<Sink> for Esbuild {
     fn is_open(&self) -> bool {
         self.open.is_some()
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.bytes)
+    /// How the lines that start a block begin.
+    fn wants(&self) -> Wants {
+        Wants::starts(&[ERROR, WARNING])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if let Some(header) = header(text) {
             self.flush(sink);

@@ -4,9 +4,9 @@
 //! Stylish prints an absolute file header, then `  line:col  severity  message  rule` rows padded
 //! into columns, and drops the message's trailing period. A fatal parse error has no rule.
 
-use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, Severity, is_absolute};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 use memchr::memmem::Finder;
 use regex::Regex;
 use serde::Deserialize;
@@ -28,20 +28,19 @@ pub struct Eslint {
 
 const CRASH: &str = "Oops! Something went wrong!";
 
-impl Recogniser for Eslint {
+impl Recogniser<Sink> for Eslint {
     fn is_open(&self) -> bool {
         self.crashed.is_some() || !self.file.is_empty()
     }
 
     // Inlined: asked of every line, a call cost as much as the test.
     #[inline]
-    fn may_start(&self, head: &Head<'_>) -> bool {
+    fn wants(&self) -> Wants {
         // A header is absolute: `/`, `\\` or a drive's `C:` first.
-        static STARTS: Starts = Starts::new(&["/", "\\", CRASH]);
-        STARTS.test(head.bytes) || head.bytes.get(1) == Some(&b':')
+        Wants::starts(&["/", "\\", CRASH]).or_test(|head| head.bytes.get(1) == Some(&b':'))
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if let Some(start) = self.crashed {
             let message = text.trim();
@@ -124,14 +123,22 @@ struct WithMetadata {
 const JSON_START: &str = "[{\"filePath\"";
 const METADATA_START: &str = "{\"results\":[";
 
-/// False when the line cannot be a report [`feed_json`] reads.
-pub fn may_be_json(bytes: &[u8]) -> bool {
-    bytes.starts_with(JSON_START.as_bytes()) || bytes.starts_with(METADATA_START.as_bytes())
+/// ESLint's report in JSON, on one line: read whole, where it is printed.
+pub struct EslintJson;
+
+impl Recogniser<Sink> for EslintJson {
+    fn wants(&self) -> Wants {
+        Wants::starts(&[JSON_START, METADATA_START])
+    }
+
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
+        feed_json(ln, sink)
+    }
 }
 
 /// `-f json` (`[{"filePath":...}]`) or `-f json-with-metadata` (`{"results":[...]}`) on one line.
 /// Returns false when the line is not such a report.
-pub fn feed_json(ln: &Ln<'_>, sink: &mut Sink) -> bool {
+fn feed_json(ln: &Text<'_>, sink: &mut Sink) -> bool {
     let text = ln.text.trim_end();
     let results = if text.starts_with(JSON_START) {
         serde_json::from_str::<Vec<FileResult>>(text).ok()

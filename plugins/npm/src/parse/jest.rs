@@ -9,12 +9,11 @@
 //! the repeats. A deep-equality diff of one line each way joins the headline ([`Diff`]), and
 //! `Test Suites: 1 failed, 1 of 5 total` says `--bail` left test files unrun.
 
-use super::{
-    CountWords, Head, Ln, Recogniser, Starts, bailed, frames, is_ascii_space, parse_counts, rsplit_once_ascii, trim,
-};
+use super::{bailed, counts_of, frames};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -49,29 +48,22 @@ struct Block {
 const BULLET: &str = "  \u{25cf} ";
 const SUMMARY: &str = "Summary of all failing tests";
 
-/// How a failure's header starts after its indentation, which `may_start` then checks: far
-/// fewer lines start with `●` than with a space.
-pub const BULLETS: Starts = Starts::new(&["\u{25cf} "]);
-/// The other lines read outside a block, after the indentation: suite lines, counts and the
-/// repeats' heading.
-pub const STARTS: Starts = Starts::new(&["FAIL ", "PASS ", "Tests:", "Test Suites:", SUMMARY]);
-
-impl Recogniser for Jest {
+impl Recogniser<Sink> for Jest {
     fn is_open(&self) -> bool {
         self.block.is_some()
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        // A bullet that names nothing is left to the others (see `feed`); a character beyond
-        // ASCII may be a name or a space, and `feed` tells which.
-        let named = |title: &[u8]| title.iter().any(|&b| !is_ascii_space(b));
-        head.bytes.strip_prefix(BULLET.as_bytes()).is_some_and(named) || STARTS.test(head.unindented)
+    /// A failure's header, the bullet at its column (`feed` leaves one that names nothing to the
+    /// others), and the lines read outside a block, after the indentation: suite lines, counts and
+    /// the repeats' heading.
+    fn wants(&self) -> Wants {
+        Wants::starts(&[BULLET]).or_unindented(&["FAIL ", "PASS ", "Tests:", "Test Suites:", SUMMARY])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         let trimmed = ln.unindented;
-        if let Some(title) = text.strip_prefix(BULLET).map(trim)
+        if let Some(title) = text.strip_prefix(BULLET).map(str::trim)
             // A bullet that names nothing is some program's output, not a Jest failure.
             && !title.is_empty()
         {
@@ -95,7 +87,7 @@ impl Recogniser for Jest {
             return true;
         }
         if let Some(path) = trimmed.strip_prefix("FAIL ").or_else(|| trimmed.strip_prefix("PASS ")) {
-            let path = trim(path);
+            let path = path.trim();
             // Vitest's `FAIL  file > test` and `FAIL  file [ file ]` are not Jest's.
             if names_a_vitest_test(path) || path.ends_with(']') || path.is_empty() {
                 return false;
@@ -112,8 +104,8 @@ impl Recogniser for Jest {
         }
         if let Some(counts) = trimmed.strip_prefix("Tests:") {
             self.flush(sink);
-            const WORDS: CountWords<6> = CountWords::new(["passed", "failed", "skipped", "todo", "pending", "total"]);
-            let [passed, failed, skipped, todo, pending, total] = parse_counts(counts, b',', &WORDS);
+            let words = ["passed", "failed", "skipped", "todo", "pending", "total"];
+            let [passed, failed, skipped, todo, pending, total] = counts_of(counts, ',', words);
             let skipped = skipped.saturating_add(todo).saturating_add(pending);
             sink.add_summary(TestSummary::new(passed, failed, skipped, total));
             return true;
@@ -206,8 +198,8 @@ fn duration_at(path: &str) -> Option<usize> {
 /// `1 failed, 1 of 5 total`: Jest stopped (`--bail`) before running every test file; a complete
 /// run says `5 total`.
 fn suites_not_run(counts: &str, sink: &mut Sink) {
-    let (parts, last) = rsplit_once_ascii(counts, b',').unwrap_or(("", counts));
-    let Some(ran_of_total) = trim(last).strip_suffix(" total") else { return };
+    let (parts, last) = counts.rsplit_once(',').unwrap_or(("", counts));
+    let Some(ran_of_total) = last.trim().strip_suffix(" total") else { return };
     // A complete run says `N total`: no `of` to look for, and looking costs a searcher.
     if !ran_of_total.contains(' ') {
         return;
@@ -217,7 +209,7 @@ fn suites_not_run(counts: &str, sink: &mut Sink) {
     if ran >= total {
         return;
     }
-    let [failed] = parse_counts(parts, b',', &CountWords::new(["failed"]));
+    let [failed] = counts_of(parts, ',', ["failed"]);
     sink.stopped_early(bailed(
         failed,
         ("failed test file", "failed test files"),

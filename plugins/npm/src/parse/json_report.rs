@@ -5,15 +5,30 @@
 
 use super::frames;
 use crate::parse::sink::Sink;
-use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name, strip_ansi_str};
+use buildvise_plugin_api::{Diagnostic, Recogniser, TestSummary, Text, Wants, join_test_name, strip_ansi_str};
 use serde::Deserialize;
 
 /// How a report on one line starts: its first key, `numFailedTestSuites` and the like.
 const START: &str = "{\"num";
 
-/// False when the line cannot be a report [`from_line`] reads.
-pub fn may_be_report(bytes: &[u8]) -> bool {
-    bytes.starts_with(START.as_bytes())
+/// Jest's and Vitest's `--json` report printed on the console, one line: kept, and applied when
+/// the output ends, with the report files the run wrote.
+pub struct JsonReports;
+
+impl Recogniser<Sink> for JsonReports {
+    fn wants(&self) -> Wants {
+        Wants::starts(&[START])
+    }
+
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
+        match from_line(ln.text) {
+            Some(report) => {
+                sink.reports.push(report);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// Larger files are not read: no real report comes near it, and memory must stay bounded.

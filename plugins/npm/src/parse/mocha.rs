@@ -6,9 +6,10 @@
 //! summary, the same `1) title` shape appears in the test tree, so blocks are only read after it.
 //! Assertion messages can be printed unindented, so a block runs until the next one.
 
-use super::{Head, Ln, Recogniser, Starts, frames};
+use super::frames;
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -37,19 +38,18 @@ struct Block {
     frame: Option<frames::Frame>,
 }
 
-/// The counts and failure titles start with a number, after the indentation.
-pub const STARTS: Starts = Starts::new(&["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
-
-impl Recogniser for Mocha {
+impl Recogniser<Sink> for Mocha {
     fn is_open(&self) -> bool {
         self.counts.is_some() || self.block.is_some()
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.unindented)
+    /// The counts and failure titles start with a number, after the indentation.
+    fn wants(&self) -> Wants {
+        // Mocha's counts and numbered failures start with a digit after the indentation.
+        Wants::test(|head| head.unindented.first().is_some_and(u8::is_ascii_digit))
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         let first = ln.unindented.as_bytes().first().copied();
         // Mocha indents its summary and failures: a count at column 0 is some program's.

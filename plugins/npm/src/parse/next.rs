@@ -15,9 +15,9 @@
 //!
 //! Next 16 prints its type check as plain tsc output, which the tsc recogniser reads.
 
-use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 #[derive(Default)]
 pub struct Next {
@@ -30,19 +30,17 @@ pub struct Next {
 const WEBPACK_FAILED: &str = "Failed to compile.";
 const TURBOPACK_FAILED: &str = "Error: Turbopack build failed with ";
 
-/// How the lines that start a block begin.
-pub const STARTS: Starts = Starts::new(&[WEBPACK_FAILED, TURBOPACK_FAILED]);
-
-impl Recogniser for Next {
+impl Recogniser<Sink> for Next {
     fn is_open(&self) -> bool {
         self.active
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.bytes)
+    /// How the lines that start a block begin.
+    fn wants(&self) -> Wants {
+        Wants::starts(&[WEBPACK_FAILED, TURBOPACK_FAILED])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if text == WEBPACK_FAILED || text.starts_with(TURBOPACK_FAILED) {
             self.flush(sink);

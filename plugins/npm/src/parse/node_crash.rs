@@ -25,9 +25,10 @@
 //! The header and the source line could be anything, so they are watched without being taken;
 //! the block is only claimed from the caret line on.
 
-use super::{Head, Ln, Recogniser, frames};
+use super::frames;
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 const MAX_NOTES: usize = 3;
 /// Lines read after the caret without a frame or Node's version line before the block is given
@@ -72,17 +73,17 @@ struct Block {
     bare_lines: u32,
 }
 
-impl Recogniser for NodeCrash {
+impl Recogniser<Sink> for NodeCrash {
     fn is_open(&self) -> bool {
         !matches!(self.state, State::Idle)
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
+    fn wants(&self) -> Wants {
         // A header ends with its line number.
-        head.bytes.last().is_some_and(u8::is_ascii_digit)
+        Wants::test(|head| head.bytes.last().is_some_and(u8::is_ascii_digit))
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         match std::mem::take(&mut self.state) {
             State::Idle => {}
@@ -165,7 +166,7 @@ impl Block {
     }
 
     /// Takes the line if it belongs to the report; false means the report ended before it.
-    fn feed(&mut self, ln: &Ln<'_>) -> bool {
+    fn feed(&mut self, ln: &Text<'_>) -> bool {
         let text = ln.text;
         let trimmed = text.trim();
         if trimmed.is_empty() {

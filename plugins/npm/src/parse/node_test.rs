@@ -10,10 +10,11 @@
 //! for a failure with the error indented below it, and repeats the failures after
 //! `✖ failing tests:`, which are not read again.
 
-use super::{Head, Ln, Recogniser, Starts, frames};
+use super::frames;
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::occurrences;
 use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -58,21 +59,18 @@ struct Failure {
     key: Option<String>,
 }
 
-/// How TAP's and spec's lines start: comments (`# Subtest:`, `# tests 3`), results, the version,
-/// and spec's suites, failures and counts.
-pub const STARTS: Starts =
-    Starts::new(&["#", "ok ", "not ok ", "TAP version 1", "\u{25b6} ", "\u{2716} ", "\u{2139} "]);
-
-impl Recogniser for NodeTest {
+impl Recogniser<Sink> for NodeTest {
     fn is_open(&self) -> bool {
         self.failure.is_some()
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.unindented)
+    /// How TAP's and spec's lines start: comments (`# Subtest:`, `# tests 3`), results, the version,
+    /// and spec's suites, failures and counts.
+    fn wants(&self) -> Wants {
+        Wants::starts_unindented(&["#", "ok ", "not ok ", "TAP version 1", "\u{25b6} ", "\u{2716} ", "\u{2139} "])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let trimmed = ln.unindented;
         let indent = ln.text.len() - trimmed.len();
         if self.failure.is_some() && self.failure_line(trimmed, indent, ln.number, sink) {

@@ -10,9 +10,9 @@
 //! `MaxListenersExceededWarning` about its code. Each process prints its own, so a runner's
 //! workers repeat them with other pids; the pid is left out so the sink drops repeats.
 
-use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 #[derive(Default)]
 pub struct NodeWarning {
@@ -20,19 +20,17 @@ pub struct NodeWarning {
     after_warning: bool,
 }
 
-/// How the lines that start a block begin.
-pub const STARTS: Starts = Starts::new(&["(node:"]);
-
-impl Recogniser for NodeWarning {
+impl Recogniser<Sink> for NodeWarning {
     fn is_open(&self) -> bool {
         self.after_warning
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.bytes)
+    /// How the lines that start a block begin.
+    fn wants(&self) -> Wants {
+        Wants::starts(&["(node:"])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if self.after_warning {
             let trimmed = text.trim_start();

@@ -7,9 +7,9 @@
 //! output carries the real errors; it still tells which folder a workspace is in. Warnings
 //! continue over several lines when npm indents them or leaves them open (`... allowScripts:`).
 
-use super::{Head, Ln, Starts, rsplit_once_ascii};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
+use buildvise_plugin_api::{Head, Text};
 
 const MAX_NOTES: usize = 4;
 
@@ -51,14 +51,13 @@ struct Block {
 /// Lines npm (or the shell it runs scripts in) prints start so: the rest never reach
 /// [`Npm::feed`].
 pub fn may_be_npm(head: &Head<'_>) -> bool {
-    static STARTS: Starts = Starts::new(&["npm ", "> ", "sh: "]);
-    STARTS.test(head.bytes)
+    ["npm ", "> ", "sh: "].iter().any(|start| head.bytes.starts_with(start.as_bytes()))
 }
 
 impl Npm {
     /// Handles the line if it is npm's; `prev_blank` tells whether the previous line was empty,
     /// which a banner always follows.
-    pub fn feed(&mut self, ln: &Ln<'_>, prev_blank: bool, sink: &mut Sink) -> bool {
+    pub fn feed(&mut self, ln: &Text<'_>, prev_blank: bool, sink: &mut Sink) -> bool {
         let text = ln.text;
         if self.banner_pending {
             self.banner_pending = false;
@@ -303,7 +302,7 @@ fn banner_id(text: &str) -> Option<&str> {
     if rest.is_empty() || rest.starts_with(' ') {
         return None;
     }
-    match rsplit_once_ascii(rest, b' ') {
+    match rest.rsplit_once(' ') {
         // A scoped name starts with `@`; the version follows the last one.
         Some((id, _event)) if id.trim_start_matches('@').contains('@') => Some(id),
         Some(_) => None,

@@ -3,9 +3,9 @@
 //! cannot parse, `[error] path: SyntaxError: message (line:col)` with its code frame on
 //! `[error]` lines below.
 
-use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 #[derive(Default)]
 pub struct Prettier {
@@ -16,19 +16,17 @@ pub struct Prettier {
 const ERROR: &str = "[error] ";
 const WARN: &str = "[warn] ";
 
-/// How the lines that start a block begin.
-pub const STARTS: Starts = Starts::new(&[ERROR, WARN]);
-
-impl Recogniser for Prettier {
+impl Recogniser<Sink> for Prettier {
     fn is_open(&self) -> bool {
         self.open.is_some()
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.bytes)
+    /// How the lines that start a block begin.
+    fn wants(&self) -> Wants {
+        Wants::starts(&[ERROR, WARN])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if let Some(rest) = text.strip_prefix(ERROR) {
             if let Some(open) = &mut self.open

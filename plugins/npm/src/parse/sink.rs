@@ -45,6 +45,8 @@ pub struct Sink {
     current: Option<usize>,
     /// What a runner said it did not run, one phrase per runner.
     stopped_early: Vec<String>,
+    /// One-line JSON reports (Jest's, Vitest's `--json`), applied when the output ends.
+    pub reports: Vec<super::json_report::Report>,
 }
 
 impl Sink {
@@ -60,6 +62,7 @@ impl Sink {
             package_ids: HashMap::new(),
             current: None,
             stopped_early: Vec::new(),
+            reports: Vec::new(),
         }
     }
 

@@ -7,10 +7,10 @@
 //! which are not errors and are never matched here. Errors without a file
 //! (`error TS5058: ...`) come from the command line or tsconfig.
 
-use super::{Head, Ln, Recogniser};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::occurrences;
 use buildvise_plugin_api::{Diagnostic, Severity};
+use buildvise_plugin_api::{Head, Recogniser, Text, Wants};
 use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -29,68 +29,11 @@ fn has_code(text: &str) -> bool {
     })
 }
 
-/// [`has_code`] on bytes, for every line before it is decoded: a severity, then ` TS`.
-#[inline(always)]
-fn may_have_code(bytes: &[u8]) -> bool {
-    bytes.len() >= SHORTEST.len() && holds_ts(bytes) && severity_before_ts(bytes)
-}
-
-/// The shortest line [`may_have_code`] takes.
-const SHORTEST: &str = "error TS";
-
-/// Whether a `TS` in `bytes` follows a severity. Cold: kept out of [`holds_ts`]'s way.
-#[cold]
-fn severity_before_ts(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'T', bytes).any(|t| {
-        let before = &bytes[..t];
-        bytes.get(t + 1) == Some(&b'S') && (before.ends_with(b"error ") || before.ends_with(b"warning "))
-    })
-}
-
-/// Whether `bytes` holds `TS`, which most lines do not (many hold a `T`). Sixteen pairs of
-/// adjacent bytes at a time, which the compiler makes two vector compares: on a line of a few
-/// dozen bytes, memchr spends more choosing its SIMD width than this spends searching.
-fn holds_ts(bytes: &[u8]) -> bool {
-    const WINDOW: usize = 17;
-    let len = bytes.len();
-    if len < 8 {
-        return bytes.windows(2).any(|pair| pair == b"TS");
-    }
-    let Some(last) = len.checked_sub(WINDOW) else {
-        // The line's first and last eight bytes, which may overlap, as one number in registers.
-        // Copied into a window instead, the line was read back as a vector before the copies had
-        // landed: perf put two in five of this function's samples on that load.
-        let first = u64::from_le_bytes(*bytes.first_chunk().expect("eight bytes or more"));
-        let end = u64::from_le_bytes(*bytes.last_chunk().expect("eight bytes or more"));
-        let line = u128::from(first) | u128::from(end) << (8 * (len - 8));
-        // Each byte's top bit set where the byte is `b`, exactly: adding 0x7f to the low seven
-        // bits sets the top bit of every byte but 0, and no carry crosses bytes.
-        let is = |b: u8| {
-            const LOW7: u128 = u128::from_ne_bytes([0x7f; 16]);
-            let x = line ^ u128::from_ne_bytes([b; 16]);
-            !(((x & LOW7) + LOW7) | x | LOW7)
-        };
-        return is(b'T') << 8 & is(b'S') != 0;
-    };
-    let mut at = 0;
-    while at < last {
-        if window_holds_ts(bytes[at..].first_chunk().expect("a window fits before the last")) {
-            return true;
-        }
-        at += WINDOW - 1;
-    }
-    // The last window, which may overlap the one before: a pair found twice is still found.
-    window_holds_ts(bytes[last..].first_chunk().expect("the last window fits"))
-}
-
-/// Whether one of the sixteen pairs of adjacent bytes in `window` is `TS`. No early exit, so that
-/// the compiler compares all sixteen at once.
-fn window_holds_ts(window: &[u8; 17]) -> bool {
-    let mut found = 0u8;
-    for at in 0..16 {
-        found |= u8::from(window[at] == b'T') & u8::from(window[at + 1] == b'S');
-    }
-    found != 0
+/// [`has_code`] on the line's bytes, before it is decoded: a severity, then ` TS`. Every line
+/// takes this test, so it searches with [`TS`], built once.
+fn may_have_code(head: &Head<'_>) -> bool {
+    let bytes = head.bytes;
+    occurrences(&TS, bytes).any(|at| bytes[..at].ends_with(b"error") || bytes[..at].ends_with(b"warning"))
 }
 
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| {
@@ -115,17 +58,17 @@ pub struct Tsc {
     open: Option<(Diagnostic, usize)>,
 }
 
-impl Recogniser for Tsc {
+impl Recogniser<Sink> for Tsc {
     fn is_open(&self) -> bool {
         self.open.is_some()
     }
 
     #[inline(always)]
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        may_have_code(head.bytes)
+    fn wants(&self) -> Wants {
+        Wants::test(may_have_code)
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if let Some((diagnostic, indent)) = &mut self.open {
             let line_indent = text.len() - text.trim_start().len();
@@ -167,19 +110,6 @@ impl Recogniser for Tsc {
 #[cfg(test)]
 mod tests {
     use crate::parse::tests::{errors, parse};
-
-    #[test]
-    fn holds_ts_finds_a_pair_wherever_it_falls_against_its_windows() {
-        for len in 0..60 {
-            let only_ts = vec![b'T'; len];
-            assert!(!super::holds_ts(&only_ts), "{len} Ts");
-            for at in 0..len.saturating_sub(1) {
-                let mut line = only_ts.clone();
-                line[at + 1] = b'S';
-                assert!(super::holds_ts(&line), "TS at {at} of {len}");
-            }
-        }
-    }
 
     #[test]
     fn plain_with_elaboration() {

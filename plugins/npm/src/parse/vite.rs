@@ -16,9 +16,9 @@
 //! Columns are counted from 0 except in Rolldown's frame. Rolldown may list several errors
 //! (`Build failed with 2 errors:`), each starting at an unindented line after a blank one.
 
-use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 /// Lines read without reaching the stack before the block is given up.
 const MAX_LINES: u32 = 80;
@@ -48,19 +48,17 @@ struct Error {
 
 const HEADER: &str = "error during build:";
 
-/// How the lines that start a block begin.
-pub const STARTS: Starts = Starts::new(&[HEADER]);
-
-impl Recogniser for Vite {
+impl Recogniser<Sink> for Vite {
     fn is_open(&self) -> bool {
         self.block.is_some()
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.bytes)
+    /// How the lines that start a block begin.
+    fn wants(&self) -> Wants {
+        Wants::starts(&[HEADER])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         if text.strip_prefix(HEADER).is_some_and(|rest| rest.trim_end().is_empty()) {
             self.flush(sink);

@@ -9,10 +9,11 @@
 //! headline ([`Diff`]). Vitest prints nothing when `--bail` stops it, but its counts show it:
 //! a total above failed + passed + skipped + todo (`Test Files  1 failed (4)`) is what never ran.
 
-use super::{CountWords, Head, Ln, Recogniser, Starts, bailed, frames, parse_counts};
+use super::{bailed, counts_of, frames};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, TestSummary};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -58,7 +59,8 @@ impl Default for Vitest {
 
 /// How the lines read outside a block start: a section's separator, a header, the RUN line, the
 /// counts, the rest of the summary, and the tree's failed tests with their messages.
-pub const STARTS: Starts = Starts::new(&[
+/// What the lines Vitest starts a block or a summary with start with, after their indentation.
+const STARTS: [&str; 12] = [
     "\u{23af}",
     "FAIL ",
     "RUN  v",
@@ -71,19 +73,19 @@ pub const STARTS: Starts = Starts::new(&[
     SUMMARY_LINES[4],
     "\u{00d7} ",
     "\u{2192} ",
-]);
+];
 
-impl Recogniser for Vitest {
+impl Recogniser<Sink> for Vitest {
     fn is_open(&self) -> bool {
         // In the unhandled errors' section, any line may start a block.
         self.block.is_some() || self.section == Section::Errors
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.unindented)
+    fn wants(&self) -> Wants {
+        Wants::starts_unindented(&STARTS)
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let trimmed = ln.trimmed;
         if let Some(title) = trimmed.strip_prefix('\u{23af}') {
             self.flush(sink);
@@ -200,11 +202,18 @@ impl Recogniser for Vitest {
             sink.push(diagnostic);
         }
     }
+
+    /// The output ended, and the JSON reports, if any, were applied: the tests the tree crossed
+    /// out that nothing reported are failures of their own.
+    fn finish(&mut self, sink: &mut Sink) {
+        self.flush(sink);
+        self.add_unreported(sink);
+    }
 }
 
 impl Vitest {
     /// Failed tests the tree named but no detail block (nor a JSON report) reported.
-    pub fn add_unreported(&mut self, sink: &mut Sink) {
+    fn add_unreported(&mut self, sink: &mut Sink) {
         for (name, message, number) in std::mem::take(&mut self.crossed) {
             if !sink.has_failed_test(&name) {
                 sink.failed_test(&name);
@@ -224,7 +233,7 @@ impl Block {
 impl Vitest {
     /// ` FAIL  file > a > b`, ` FAIL  file [ file ]`: a new block, or one more test sharing the
     /// error of a block whose message has not started yet.
-    fn header(&mut self, header: &str, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn header(&mut self, header: &str, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let header = match header.rfind(" [ ") {
             Some(i) if header.ends_with(']') => &header[..i],
             _ => header,
@@ -264,8 +273,7 @@ fn summary(counts: &str) -> TestSummary {
         Some((parts, total)) => (parts, total.trim_end_matches(')').trim().parse::<u64>().ok()),
         None => (counts, None),
     };
-    const WORDS: CountWords<4> = CountWords::new(["passed", "failed", "skipped", "todo"]);
-    let [passed, failed, skipped, todo] = parse_counts(parts, b'|', &WORDS);
+    let [passed, failed, skipped, todo] = counts_of(parts, '|', ["passed", "failed", "skipped", "todo"]);
     let skipped = skipped.saturating_add(todo);
     TestSummary::new(passed, failed, skipped, total.unwrap_or(passed.saturating_add(failed).saturating_add(skipped)))
 }

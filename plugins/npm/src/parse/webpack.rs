@@ -17,9 +17,9 @@
 //! A block ends at a blank line; `Module build failed (from loader):` gives way to the loader's
 //! own error on the next line.
 
-use super::{Head, Ln, Recogniser, Starts};
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::{Diagnostic, LogRange, Severity};
+use buildvise_plugin_api::{Recogniser, Text, Wants};
 
 #[derive(Default)]
 pub struct Webpack {
@@ -36,19 +36,17 @@ struct Block {
 const ERROR: &str = "ERROR in ";
 const WARNING: &str = "WARNING in ";
 
-/// How the lines that start a block begin.
-pub const STARTS: Starts = Starts::new(&[ERROR, WARNING]);
-
-impl Recogniser for Webpack {
+impl Recogniser<Sink> for Webpack {
     fn is_open(&self) -> bool {
         self.open.is_some()
     }
 
-    fn may_start(&self, head: &Head<'_>) -> bool {
-        STARTS.test(head.bytes)
+    /// How the lines that start a block begin.
+    fn wants(&self) -> Wants {
+        Wants::starts(&[ERROR, WARNING])
     }
 
-    fn feed(&mut self, ln: &Ln<'_>, sink: &mut Sink) -> bool {
+    fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let text = ln.text;
         let header = text
             .strip_prefix(ERROR)
