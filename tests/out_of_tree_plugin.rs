@@ -3,9 +3,9 @@
 //! `Cargo.lock`) builds as an author builds it, its own tests pass, and the real binary loads the
 //! library through `--plugin-dir` and answers with what its parser found.
 //!
-//! The template is built into the workspace's `target/` (cargo lets go of it before it runs the
-//! tests), where the plugin-api it depends on is built already: the template's own `target/` is
-//! an author's, not the tests'.
+//! The template is built into `target/plugin-template`: the template's own `target/` is an
+//! author's, not the tests', and beside the binary in `target/debug` every test's buildvise would
+//! load it.
 
 mod common;
 
@@ -28,7 +28,7 @@ fn cargo(subcommand: &str) -> String {
         .args([subcommand, "--locked", "--manifest-path"])
         .arg(template().join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(root().join("target"))
+        .arg(root().join("target/plugin-template"))
         // The outer `cargo test` may have set these for itself; this build has its own.
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_BUILD_TARGET_DIR")
@@ -53,7 +53,7 @@ fn plugin_dir() -> &'static Path {
         cargo("build");
         let file = format!("{}buildvise_plugin_checker{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
         let dir = tempfile::Builder::new().prefix("buildvise-template-").tempdir().expect("temp dir");
-        let built = root().join("target/debug").join(&file);
+        let built = root().join("target/plugin-template/debug").join(&file);
         std::fs::copy(&built, dir.path().join(&file)).unwrap_or_else(|e| panic!("copy {}: {e}", built.display()));
         dir
     })

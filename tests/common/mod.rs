@@ -2,8 +2,10 @@
 //! in a sandbox of its own (state dir, config dir, data dir, scratch dir), and the plugin
 //! libraries it needs, built once per test process.
 //!
-//! Plugins are built into the workspace's `target/`, beside what the running `cargo test` built
-//! (cargo lets go of it before it runs the tests), so that dependencies built once serve both.
+//! The workspace's plugins are built into its `target/`, beside what the running `cargo test`
+//! built (cargo lets go of it before it runs the tests), so that dependencies built once serve
+//! both. The test-only plugins of `tests/plugins/` go to `target/test-plugins`: beside the binary
+//! in `target/debug`, every test's buildvise would load them.
 
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
@@ -22,15 +24,11 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn plugin_target_dir() -> PathBuf {
-    root().join("target")
-}
-
-/// Runs `cargo build` for plugin libraries into `target/`; panics with cargo's
-/// output when the build fails.
-fn cargo_build(args: &[&str]) -> PathBuf {
+/// Runs `cargo build` for plugin libraries into `target` (under the repository root); panics with
+/// cargo's output when the build fails.
+fn cargo_build(target: &str, args: &[&str]) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = plugin_target_dir();
+    let target = root().join(target);
     let out = Command::new(cargo)
         .current_dir(root())
         .args(["build", "--quiet"])
@@ -60,7 +58,7 @@ pub fn test_plugins() -> &'static Path {
     DIR.get_or_init(|| {
         let manifest = root().join("tests/plugins/Cargo.toml");
         let manifest = manifest.to_str().expect("UTF-8 path");
-        let dir = cargo_build(&["--manifest-path", manifest]);
+        let dir = cargo_build("target/test-plugins", &["--manifest-path", manifest]);
         // Only the libraries of this workspace: the cargo plugin may sit in the same directory.
         let only = dir.join("only");
         std::fs::create_dir_all(&only).expect("create plugin dir");
@@ -75,7 +73,7 @@ pub fn test_plugins() -> &'static Path {
 pub fn cargo_plugin() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = cargo_build(&["-p", "buildvise-plugin-cargo"]);
+        let dir = cargo_build("target", &["-p", "buildvise-plugin-cargo"]);
         let only = dir.join("cargo-only");
         std::fs::create_dir_all(&only).expect("create plugin dir");
         install(&dir, &only, &dylib("buildvise_plugin_cargo"));
@@ -266,7 +264,7 @@ pub fn plugin(name: &str) -> &'static Path {
     if let Some(dir) = dirs.get(name) {
         return dir;
     }
-    let dir = cargo_build(&["-p", &format!("buildvise-plugin-{name}")]);
+    let dir = cargo_build("target", &["-p", &format!("buildvise-plugin-{name}")]);
     let only = dir.join(format!("{name}-only"));
     std::fs::create_dir_all(&only).expect("create plugin dir");
     install(&dir, &only, &dylib(&format!("buildvise_plugin_{name}")));
