@@ -10,9 +10,8 @@
 //! summary, `-v` progress lines or the JUnit report, and are matched to the sections in
 //! [`PytestParser::finish`], once everything has been read.
 //!
-//! Most lines of a run are progress lines and a test's own output, before the first banner. Those
-//! are told apart by their bytes ([`may_be_pytests_own`], [`summary::finished_in`]): only pytest's
-//! own lines, and progress lines that report a failure, are decoded as text and read in full.
+//! Most lines of a run are progress lines and a test's own output, before the first banner: there,
+//! each kind of line pytest prints is a recogniser ([`top`]), offered only the lines it may want.
 
 mod doctest;
 mod hypothesis;
@@ -22,37 +21,21 @@ pub mod python_traceback;
 mod stop;
 mod summary;
 mod text;
+mod top;
 mod traceback;
 mod warnings;
 
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, Progress, RunEnd, Severity, Stream,
-    TestSummary, is_absolute, relative_to,
+    Diagnostic, DiagnosticSet, Head, Line, ParseContext, ParseResult, Parser, Progress, Recognisers, RunEnd, Severity,
+    Stream, TestSummary, Text, is_absolute, relative_to,
 };
 use ids::SuffixIndex;
-use memchr::memmem::Finder;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::LazyLock;
 use stop::{Stop, counted};
 use summary::{Entry, Outcome};
-use text::{clip, leading_exception, python_frame, sep_title};
+use text::{clip, leading_exception, sep_title};
 use traceback::{Location, Reading, Traceback};
 use warnings::WarningsBlock;
-
-/// Searchers for words looked for in every line of the progress region, built once (`str`'s
-/// searches build theirs on every call, which costs more than the search).
-static USAGE_ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": error: "));
-static COLLECTED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("collected "));
-
-/// How pytest's own lines in the progress region start (or end), for [`Lane::top_line`] and
-/// [`may_be_pytests_own`]: a conftest or plugin that fails to load, the rootdir, pytest's crash,
-/// its errors, and Python's when pytest is not installed.
-const STARTUP: [&str; 2] = ["ImportError while loading conftest ", "Error while loading plugin \""];
-const ROOTDIR: &str = "rootdir: ";
-const INTERNAL_ERROR: &str = "INTERNALERROR> ";
-const ERROR: &str = "ERROR: ";
-const OWN_STARTS: [&str; 5] = [STARTUP[0], STARTUP[1], ROOTDIR, INTERNAL_ERROR, ERROR];
-const NO_PYTEST: &str = ": No module named pytest";
 
 pub struct PytestParser {
     cwd: String,
@@ -68,7 +51,7 @@ impl PytestParser {
             cwd: context.cwd.clone(),
             args: context.args.clone(),
             lanes: Default::default(),
-            found: Found::default(),
+            found: Found { cwd: context.cwd.clone(), ..Found::default() },
         }
     }
 }
@@ -80,7 +63,7 @@ impl Parser for PytestParser {
             // Stdout, and any stream a later API adds (such a tag reads as stdout on the wire).
             _ => &mut self.lanes[0],
         };
-        lane.feed(&line, &self.cwd, &mut self.found);
+        lane.feed(&line, &mut self.found);
     }
 
     fn progress(&self) -> Progress {
@@ -116,6 +99,7 @@ impl Parser for PytestParser {
 /// What the lanes found, shared by both streams.
 #[derive(Default)]
 struct Found {
+    cwd: String,
     rootdir: Option<String>,
     /// The terminal width, from the first banner: real separators are never narrower, so a
     /// banner-like line printed by a test inside captured output can be told apart.
@@ -206,6 +190,10 @@ impl Section {
     fn new(kind: Kind, title: Option<&str>, start: u64) -> Self {
         Section { kind, title: title.map(clip), start, end: start, tb: Traceback::default(), captured: false }
     }
+
+    fn finish(self) -> Finished {
+        Finished { kind: self.kind, title: self.title, start: self.start, end: self.end, reading: self.tb.finish() }
+    }
 }
 
 struct Finished {
@@ -230,28 +218,38 @@ enum Region {
 }
 
 /// The reading state of one stream.
-#[derive(Default)]
 struct Lane {
     region: Region,
     section: Option<Section>,
     warnings: WarningsBlock,
+    /// What reads the progress region: the header, pytest's own errors, progress lines.
+    top: Recognisers<Found>,
+}
+
+impl Default for Lane {
+    fn default() -> Self {
+        Lane { region: Region::Top, section: None, warnings: WarningsBlock::default(), top: top::recognisers() }
+    }
 }
 
 impl Lane {
-    fn feed(&mut self, line: &Line<'_>, cwd: &str, found: &mut Found) {
-        // Most lines of a run are progress lines or a test's output, between the header and the
-        // first banner: most are read from their bytes, without decoding them.
-        if self.region == Region::Top && self.section.is_none() && !may_be_pytests_own(line.bytes, found) {
-            match summary::finished_in(line.bytes) {
-                Some(finished) => found.tests_done += finished,
-                None => progress_line(&line.text(), line.number, found),
-            }
+    fn feed(&mut self, line: &Line<'_>, found: &mut Found) {
+        // Most lines of a run are in the progress region, and most of those are no separator
+        // (`===`, `!!!`) and no final count: they go to the recognisers, which decode only the
+        // lines one of them may want.
+        let may_end_region =
+            matches!(line.bytes.first(), Some(b'=' | b'!' | b'0'..=b'9')) || line.bytes.starts_with(b"no tests ran");
+        if self.region == Region::Top && !may_end_region {
+            self.top.feed(line, found);
             return;
         }
-        self.feed_text(&line.text(), line.number, cwd, found);
+        let text = line.text();
+        let t = Text::new(&text, line.stream, line.number);
+        self.feed_text(&t, &Head::new(line), found);
     }
 
-    fn feed_text(&mut self, t: &str, n: u64, cwd: &str, found: &mut Found) {
+    fn feed_text(&mut self, line: &Text<'_>, head: &Head<'_>, found: &mut Found) {
+        let (t, n) = (line.text, line.number);
         let captured = self.section.as_ref().is_some_and(|s| s.captured);
         if t.starts_with('=')
             && let Some(title) = sep_title(t, b'=')
@@ -286,7 +284,9 @@ impl Lane {
             return;
         }
         match self.region {
-            Region::Top => self.top_line(t, n, cwd, found),
+            Region::Top => {
+                self.top.offer(line, self.top.candidates(head), found);
+            }
             Region::Failures | Region::Errors | Region::Other => self.section_line(t, n, found),
             Region::Warnings => self.warnings.feed(t, n, &mut found.warnings),
             Region::Short => short_line(t, n, found),
@@ -340,90 +340,16 @@ impl Lane {
         section.tb.feed(t);
     }
 
-    fn top_line(&mut self, t: &str, n: u64, cwd: &str, found: &mut Found) {
-        if let Some(section) = self.section.as_mut() {
-            section.end = n;
-            section.tb.feed(t);
-            return;
-        }
-        // pytest prints these, then the traceback in the short style, when a conftest or a `-p`
-        // plugin raises at import (whatever the exception, the first says `ImportError`).
-        if STARTUP.iter().any(|start| t.starts_with(start)) {
-            let mut section = Section::new(Kind::Startup, None, n);
-            section.tb.feed(t);
-            self.section = Some(section);
-            found.startup_failed = true;
-        } else if let Some(dir) = t.strip_prefix(ROOTDIR) {
-            // Older pytest prints `rootdir: /p, configfile: x, testpaths: y` on one line.
-            let dir = dir.split(", ").next().unwrap_or(dir).trim();
-            // A log of several sessions repeats it: kept, not allocated again.
-            if found.rootdir.as_deref() != Some(dir) {
-                found.rootdir = Some(dir.to_string());
-            }
-        } else if let Some(rest) = t.strip_prefix(INTERNAL_ERROR) {
-            internal_error(rest, n, found);
-        } else if let Some(message) = t.strip_prefix(ERROR) {
-            if !message.starts_with("usage:") {
-                found.errors.push(Diagnostic::error(clip(message)).with_log_range(n, n));
-            }
-        } else if let Some(interpreter) = t.strip_suffix(NO_PYTEST) {
-            // Python names the interpreter it ran, the one that needs pytest: shown as typed from
-            // the project, so the fix can be pasted there.
-            let shown = relative_to(interpreter, cwd);
-            let mut d =
-                Diagnostic::error("No module named pytest").with_code("ModuleNotFoundError").with_log_range(n, n);
-            d.notes.push(clip(&format!(
-                "pytest is not installed for {shown}; install it with `{shown} -m pip install pytest` and run again"
-            )));
-            found.errors.push(d);
-        } else if !t.starts_with(char::is_whitespace)
-            && let Some(at) = USAGE_ERROR.find(t.as_bytes())
-            && t[..at].contains("pytest")
-        {
-            found.errors.push(Diagnostic::error(clip(&t[at + ": error: ".len()..])).with_log_range(n, n));
-        } else {
-            if found.collected.is_none() && COLLECTED.find(t.as_bytes()).is_some() {
-                found.collected = stop::collected(t);
-            }
-            progress_line(t, n, found);
-        }
-    }
-
     /// Ends the open section and the pending warning entry.
     fn close(&mut self, found: &mut Found) {
         if let Some(s) = self.section.take()
             && s.kind != Kind::Ignored
         {
-            found.sections.push(Finished {
-                kind: s.kind,
-                title: s.title,
-                start: s.start,
-                end: s.end,
-                reading: s.tb.finish(),
-            });
+            found.sections.push(s.finish());
         }
+        self.top.flush(found);
         self.warnings.flush(&mut found.warnings);
     }
-}
-
-/// Whether a line of the progress region, no section open, may be one of pytest's own that
-/// [`Lane::feed_text`] reads before it looks for a progress line: a separator, the final counts,
-/// the header's `rootdir` and `collected`, an error. Told from the bytes: what is looked for is
-/// ASCII, so it is in the bytes where it is in the text.
-fn may_be_pytests_own(line: &[u8], found: &Found) -> bool {
-    // The first byte is compared before a whole prefix is.
-    let starts_with = |start: &str| line.first() == start.as_bytes().first() && line.starts_with(start.as_bytes());
-    // Separators, `!!!` stop lines, and the final counts, which `-q` prints bare.
-    matches!(line.first(), Some(b'=' | b'!' | b'0'..=b'9' | b'n'))
-        || OWN_STARTS.iter().any(|start| starts_with(start))
-        || line.ends_with(NO_PYTEST.as_bytes())
-        || (found.collected.is_none() && COLLECTED.find(line).is_some())
-        || may_be_usage_error(line)
-}
-
-/// A usage error's line never starts with whitespace: an indented line is spared the search.
-fn may_be_usage_error(line: &[u8]) -> bool {
-    !line.first().is_some_and(u8::is_ascii_whitespace) && USAGE_ERROR.find(line).is_some()
 }
 
 /// Counts the tests a progress line finished, and keeps the failure or error a `-v` one reports.
@@ -450,39 +376,6 @@ fn short_line(t: &str, n: u64, found: &mut Found) {
             found.infos.push(d.with_code(word).with_test(id).with_log_range(n, n));
         }
         None => {}
-    }
-}
-
-/// pytest's own crash: `INTERNALERROR> ` lines, the last `Type: message` of which says what.
-/// The frames are kept so that the error can point at the project's own code (a conftest hook)
-/// once the project's place is known.
-fn internal_error(rest: &str, n: u64, found: &mut Found) {
-    if rest.starts_with("Traceback (most recent call last)") {
-        // A chained exception starts a new traceback: the last one is the one that ended pytest.
-        found.internal_frames.clear();
-    } else if rest.starts_with("  File \"")
-        && let Some((file, line)) = python_frame(rest)
-    {
-        if found.internal_frames.len() == traceback::MAX_FRAMES {
-            found.internal_frames.remove(0);
-        }
-        found.internal_frames.push(Location { file: file.to_string(), line });
-    }
-    let last = found.errors.last_mut().filter(|d| d.code.as_deref() == Some("INTERNALERROR"));
-    let headline = leading_exception(rest).map(|_| clip(rest));
-    match (last, headline) {
-        (Some(d), headline) => {
-            if let Some(h) = headline {
-                d.message = h;
-            }
-            if let Some(range) = &mut d.log_range {
-                range.end = n;
-            }
-        }
-        (None, headline) => {
-            let d = Diagnostic::error(headline.unwrap_or_else(|| "pytest internal error".to_string()));
-            found.errors.push(d.with_code("INTERNALERROR").with_log_range(n, n));
-        }
     }
 }
 

@@ -101,14 +101,13 @@ pub struct Progress<'a> {
 }
 
 /// Reads a progress line; None for a line that is none (it neither ends with `[ 40%]` nor starts
-/// with xdist's `[gw1]`). The line is taken apart once: `-v` lines pad the test's outcome to the
-/// terminal's width, and trimming that padding once per question cost more than the rest.
+/// with xdist's `[gw1]`).
 pub fn progress(text: &str) -> Option<Progress<'_>> {
     if let Some(rest) = text.strip_prefix("[gw") {
         return Some(Progress { finished: progress_is_xdist_result(text) as u64, outcome: xdist_outcome(rest) });
     }
     let (body, percent) = text.trim_end().strip_suffix("%]")?.rsplit_once('[')?;
-    let body = body[..without_padding(body.as_bytes()).len()].trim_end();
+    let body = body.trim_end();
     let outcome = match percent.trim().parse::<u32>() {
         Ok(_) => [(" FAILED", Outcome::Failed), (" ERROR", Outcome::Error)]
             .into_iter()
@@ -119,28 +118,6 @@ pub fn progress(text: &str) -> Option<Progress<'_>> {
     Some(Progress { finished: finished(body.as_bytes()), outcome })
 }
 
-/// The tests a line finished, read from its bytes, when they tell as much as [`progress`] would:
-/// 0 for a line that is no progress line, or the count of one that reports no failure or error.
-/// None when only [`progress`] can tell: xdist's lines, a failure's or an error's `-v` line, and
-/// a line that ends, or whose test's outcome ends, with a non-ASCII character (it may be
-/// whitespace, which [`progress`] trims). Most lines of a run are told apart here, undecoded.
-pub fn finished_in(line: &[u8]) -> Option<u64> {
-    let ends_plainly = |b: &[u8]| b.last().is_none_or(|&b| b.is_ascii() && !char::from(b).is_whitespace());
-    if line.starts_with(b"[gw") {
-        return None;
-    }
-    let Some(line) = line.strip_suffix(b"%]") else {
-        // Nothing to trim before looking for the `%]`: the line is no progress line.
-        return ends_plainly(line).then_some(0);
-    };
-    let open = line.iter().rposition(|&b| b == b'[')?;
-    let body = without_padding(&line[..open]).trim_ascii_end();
-    if !ends_plainly(body) || body.ends_with(b" FAILED") || body.ends_with(b" ERROR") {
-        return None;
-    }
-    Some(finished(body))
-}
-
 /// The tests a progress line's text before its `[ 40%]` (trimmed) finished: one for a `-v` line,
 /// which names its test, else one per status letter of the marks after the last space.
 fn finished(body: &[u8]) -> u64 {
@@ -148,20 +125,8 @@ fn finished(body: &[u8]) -> u64 {
         return 1;
     }
     let marks = &body[memchr::memrchr(b' ', body).map_or(0, |space| space + 1)..];
-    let mark = |b: u8| matches!(b, b'.' | b'F' | b'E' | b's' | b'x' | b'X');
-    // No early exit: a line of dots is tested many bytes at a time.
-    if marks.iter().fold(true, |all, &b| all & mark(b)) { marks.len() as u64 } else { 0 }
-}
-
-/// `line` without most of the spaces `-v` lines pad to the terminal's width with: they are
-/// dropped eight at a time, where trimming tests them one at a time for more than the rest of the
-/// line costs. Up to seven are left.
-fn without_padding(line: &[u8]) -> &[u8] {
-    let mut end = line.len();
-    while end >= 8 && line[end - 8..end] == [b' '; 8] {
-        end -= 8;
-    }
-    &line[..end]
+    let mark = |b: &u8| matches!(b, b'.' | b'F' | b'E' | b's' | b'x' | b'X');
+    if marks.iter().all(mark) { marks.len() as u64 } else { 0 }
 }
 
 /// The failure or error an xdist result line (after its `[gw`) reports.
@@ -312,23 +277,6 @@ mod tests {
         assert_eq!(finished_tests("[gw0] [ 10%] PASSED tests/t.py::test_a "), 1);
         assert_eq!(finished_tests("printed [by a test]"), 0);
         assert_eq!(progress("printed by a test, 50%"), None);
-    }
-
-    #[test]
-    fn finished_from_bytes_as_progress_counts() {
-        let lines = [
-            "tests/t.py .F.sxX     [ 60%]",
-            "tests/t.py::test_a PASSED   [ 10%]",
-            "printed [by a test]",
-            "",
-            "ok [ 5%]",
-        ];
-        for line in lines {
-            assert_eq!(finished_in(line.as_bytes()), Some(finished_tests(line)), "{line:?}");
-        }
-        assert_eq!(finished_in(b"tests/t.py::test_a FAILED   [ 10%]"), None, "the failure is read from the text");
-        assert_eq!(finished_in(b"[gw0] [ 10%] PASSED tests/t.py::test_a"), None);
-        assert_eq!(finished_in("..\u{3000}".as_bytes()), None, "a non-ASCII end may be whitespace");
     }
 
     #[test]
