@@ -58,7 +58,9 @@ impl<'a> Head<'a> {
     }
 
     /// Whether `needle` occurs anywhere in the line's bytes (with `memchr`'s searcher): a test
-    /// for lines that hold a word somewhere, `: error: ` say, rather than at their start.
+    /// for lines that hold a word somewhere, `: error: ` say, rather than at their start. It
+    /// builds its searcher on each call; a test on a busy path searches with a
+    /// `memchr::memmem::Finder` built once ([`crate::occurrences`]).
     pub fn contains(&self, needle: &[u8]) -> bool {
         memchr::memmem::find(self.bytes, needle).is_some()
     }

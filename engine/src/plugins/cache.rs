@@ -204,8 +204,10 @@ mod tests {
         // Another PATH, or a program installed in one of its directories: read anew.
         let other = Some(OsString::from("/no/such/dir"));
         assert_eq!(ManifestCache::open_with_path(Some(file.clone()), other).get(&lib, stamp), None);
-        std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(bin.join("go"), b"").unwrap();
+        // The directory's time says it changed, as a clock with coarse ticks might not by itself.
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+        std::fs::File::open(&bin).unwrap().set_modified(later).unwrap();
         assert_eq!(ManifestCache::open_with_path(Some(file), path).get(&lib, stamp), None);
     }
 }

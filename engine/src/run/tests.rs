@@ -68,21 +68,30 @@ fn timeout_kills_child_and_grandchild() {
     let text = std::fs::read_to_string(&pids).unwrap();
     let pids: Vec<i32> = text.lines().map(|l| l.trim().parse().unwrap()).collect();
     assert_eq!(pids.len(), 2);
-    std::thread::sleep(Duration::from_millis(200));
+    // The KILL was sent before `run` returned; the kernel ends the processes soon after.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pids.iter().any(|&pid| alive(pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     for pid in pids {
         assert!(!alive(pid), "process {pid} survived the timeout");
+    }
+}
+
+/// Cancels its run once the command has printed a line: the command is running by then.
+struct CancelOnFirstLine(CancelToken);
+
+impl LineSink for CancelOnFirstLine {
+    fn lines(&mut self, _stream: Stream, _block: &[u8]) {
+        self.0.cancel();
     }
 }
 
 #[test]
 fn cancel_ends_the_run() {
     let token = CancelToken::default();
-    let trigger = token.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        trigger.cancel();
-    });
-    let end = run(&sh("sleep 300"), Duration::from_secs(600), &token, None, &mut Collect::default()).unwrap().ending;
+    let mut sink = CancelOnFirstLine(token.clone());
+    let end = run(&sh("echo started; sleep 300"), Duration::from_secs(600), &token, None, &mut sink).unwrap().ending;
     assert_eq!(end, Ending::Cancelled);
 }
 
