@@ -8,7 +8,6 @@ use super::text::{
     MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label, is_snippet_line, is_status_line,
 };
 use buildvise_plugin_api::{Diagnostic, Severity, Stream, relative_to, split_location};
-use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -484,21 +483,12 @@ fn cause_notes(mut causes: Vec<String>, room: usize) -> Vec<String> {
 
 /// `/p/Cargo.toml: …`: the manifest a cargo error names before its first `: `.
 fn manifest_named_first(message: &str) -> Option<&str> {
-    // A byte search for `:`, then a look at the next byte: `split_once(": ")` builds a substring
-    // searcher on every call, which cost more than the rest of finishing a block.
-    let bytes = message.as_bytes();
-    let at = memchr::memchr_iter(b':', bytes).find(|&at| bytes.get(at + 1) == Some(&b' '))?;
+    let at = message.match_indices(':').map(|(at, _)| at).find(|&at| message[at..].starts_with(": "))?;
     let path = &message[..at];
     (path.ends_with("Cargo.toml") && !path.contains(' ')).then_some(path)
 }
 
 fn locate_manifest_error(diag: &mut Diagnostic, causes: &[String], cwd: &str) {
-    // Every diagnostic without a location comes here, and most are not about a manifest: a
-    // searcher built once rules them out before the regex.
-    static MANIFEST_AT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("manifest at `"));
-    if MANIFEST_AT.find(diag.message.as_bytes()).is_none() {
-        return;
-    }
     let Some(path) = MANIFEST_PATH.captures(&diag.message).and_then(|c| c.get(1)) else { return };
     let position = causes.iter().find_map(|c| TOML_POSITION.captures(c));
     if let Some(p) = position {

@@ -46,9 +46,7 @@ impl FmtCheck {
 
     /// True when the line was rustfmt's diff.
     pub(crate) fn line(&mut self, text: &str, number: u64, cwd: &str) -> bool {
-        if text.starts_with('D')
-            && let Some((path, line)) = diff_header(text)
-        {
+        if let Some((path, line)) = diff_header(text) {
             let path = relative_to(path, cwd);
             let file = match self.index.get(&path) {
                 Some(&i) => i,
@@ -63,9 +61,9 @@ impl FmtCheck {
             return true;
         }
         let Some(hunk) = &mut self.hunk else { return false };
-        match text.as_bytes().first() {
-            Some(b' ') | None => hunk.context += u32::from(!hunk.changed),
-            Some(b'-' | b'+') if !hunk.changed => {
+        match text.chars().next() {
+            Some(' ') | None => hunk.context += u32::from(!hunk.changed),
+            Some('-' | '+') if !hunk.changed => {
                 hunk.changed = true;
                 let file = &mut self.files[hunk.file];
                 let at = hunk.line.saturating_add(hunk.context);
@@ -73,7 +71,7 @@ impl FmtCheck {
                     file.first_line = at;
                 }
             }
-            Some(b'-' | b'+') => {}
+            Some('-' | '+') => {}
             _ => {
                 self.hunk = None;
                 return false;

@@ -27,12 +27,10 @@ use buildvise_plugin_api::{
 };
 use libtest::{Context, TestRun, Verdict};
 use lints::LintMemory;
-use memchr::memmem::Finder;
 use nextest::NextestRun;
 use panic::PanicStart;
 use run::MainError;
 use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
 use text::{MAX_MESSAGE, MAX_NOTE, clip, status_verb};
 
 /// Most lines a legacy multi-line panic message may take before its location.
@@ -627,9 +625,10 @@ impl CargoParser {
 
     /// `--message-format=short`: `src/a.rs:4:5: warning: unused import: `x``.
     fn short_form(&mut self, text: &str, number: u64) {
-        static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": error"));
-        static WARNING: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": warning"));
-        let at = [ERROR.find(text.as_bytes()), WARNING.find(text.as_bytes())].into_iter().flatten().min();
+        let at = text.match_indices(':').map(|(at, _)| at).find(|&at| {
+            let rest = &text[at..];
+            rest.starts_with(": error") || rest.starts_with(": warning")
+        });
         let Some(at) = at else { return };
         let (Some((file, line, column)), Some(head)) = (split_location(&text[..at]), block::headline(&text[at + 2..]))
         else {

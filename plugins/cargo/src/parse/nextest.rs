@@ -41,7 +41,7 @@ struct ResultLine<'a> {
 /// (`SLOW`, `TERMINATING`, `START`, `RETRY`, `SETUP`), which decide nothing.
 fn result_line(text: &str) -> Option<ResultLine<'_>> {
     let trimmed = text.trim_start();
-    if !trimmed.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
+    if !trimmed.starts_with(|c: char| c.is_ascii_uppercase()) {
         return None;
     }
     let (head, rest) = trimmed.split_once(" [")?;
@@ -152,7 +152,6 @@ impl NextestRun {
     /// Reads a line once the run started; true when it was nextest's. Column-0 `error:` and
     /// `warning:` lines it does not know are left to the cargo parser.
     pub(crate) fn line(&mut self, text: &str, number: u64, cwd: &str) -> bool {
-        let first = text.as_bytes().first().copied();
         if let Some(result) = result_line(text) {
             self.close_attempt();
             if let Some(outcome) = result.outcome {
@@ -160,28 +159,27 @@ impl NextestRun {
             }
             return true;
         }
-        if first == Some(b' ') && self.summary_line(text) {
+        if text.starts_with(' ') && self.summary_line(text) {
             return true;
         }
-        match first {
-            Some(b'-') if text.starts_with("--- ") => return self.header(text, number),
-            // nextest's separator line, `────────────`.
-            Some(0xe2) if text.starts_with('─') => {
-                self.close_attempt();
+        if text.starts_with("--- ") {
+            return self.header(text, number);
+        }
+        // nextest's separator line, `────────────`.
+        if text.starts_with('─') {
+            self.close_attempt();
+            return true;
+        }
+        if text.starts_with(['e', 'w', '(']) {
+            if self.attempt.as_ref().is_some_and(|a| a.headed) && !text.starts_with("error: test run failed") {
+                self.output(text, number, cwd);
                 return true;
             }
-            Some(b'e' | b'w' | b'(') => {
-                if self.attempt.as_ref().is_some_and(|a| a.headed) && !text.starts_with("error: test run failed") {
-                    self.output(text, number, cwd);
-                    return true;
-                }
-                self.close_attempt();
-                return self.closing(text, number);
-            }
-            _ => {}
+            self.close_attempt();
+            return self.closing(text, number);
         }
         let Some(attempt) = &self.attempt else {
-            return first == Some(b' ') || text.is_empty();
+            return text.starts_with(' ') || text.is_empty();
         };
         if attempt.headed {
             self.output(text, number, cwd);

@@ -38,16 +38,7 @@ pub(crate) fn status_verb(line: &[u8]) -> Option<&[u8]> {
 /// A line of a rustc code snippet: the `|` gutter (after an optional line number), `...`, or
 /// the ` --> `/` ::: ` location lines.
 pub(crate) fn is_snippet_line(line: &str) -> bool {
-    // Most lines start with a letter or a bracket, which no snippet line does: no need to trim.
-    if line
-        .as_bytes()
-        .first()
-        .is_some_and(|b| b.is_ascii_graphic() && !b.is_ascii_digit() && !matches!(b, b'|' | b'-' | b':' | b'.'))
-    {
-        return false;
-    }
-    let rest = line.trim_start();
-    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+    let rest = line.trim_start().trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
     rest.starts_with('|') || rest.starts_with("-->") || rest.starts_with(":::") || rest == "..."
 }
 
