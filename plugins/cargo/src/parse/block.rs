@@ -4,9 +4,9 @@
 
 use super::lints::{self, LintMemory};
 use super::panic::{self, PanicStart};
-use super::text::{
-    MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label, is_snippet_line, is_status_line,
-};
+use super::status::is_status_line;
+use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label, is_snippet_line};
+use super::{diagnostics, json, libtest, panics};
 use buildvise_plugin_api::{Diagnostic, Severity, Stream, relative_to, split_location};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -215,7 +215,7 @@ impl Block {
         }
         match self.stage {
             Stage::Blank { after_cause: true } | Stage::Cause { .. }
-                if line.starts_with(' ') && !is_status_line(line.as_bytes()) =>
+                if line.starts_with(' ') && !is_status_line(line) =>
             {
                 let fresh = matches!(self.stage, Stage::Cause { fresh: true });
                 self.stage = Stage::Cause { fresh: false };
@@ -226,7 +226,7 @@ impl Block {
             Stage::Blank { .. } | Stage::Cause { .. } => return Flow::Ended,
             _ => {}
         }
-        if is_status_line(line.as_bytes()) {
+        if is_status_line(line) {
             return Flow::Ended;
         }
         if line.starts_with("note:") || line.starts_with("help:") {
@@ -275,13 +275,12 @@ impl Block {
     /// Not inside test output, where any line may follow, and never over a line that starts
     /// something else.
     fn continues_headline(&self, line: &str) -> bool {
-        const STARTS: &[&str] = &["{", "error", "warning", "test ", "running ", "thread '", "---- ", "failures:"];
         self.stage == Stage::Head
             && !self.compiler
             && !self.require_location
             && !self.test_binary
             && self.continuations < MAX_CONTINUATIONS
-            && !STARTS.iter().any(|s| line.starts_with(s))
+            && !starts_a_report(line)
     }
 
     fn blank(&mut self) -> Flow {
@@ -456,6 +455,15 @@ impl Block {
         diag.notes = all;
         Some(diag.with_log_range(start, last))
     }
+}
+
+/// A line that starts a diagnostic, a JSON message, libtest's report or a panic: the words the
+/// recognisers of those formats start on.
+fn starts_a_report(line: &str) -> bool {
+    [diagnostics::STARTS, json::STARTS, libtest::STARTS, panics::STARTS]
+        .iter()
+        .flat_map(|starts| starts.iter())
+        .any(|start| line.starts_with(start))
 }
 
 /// True for a compiler error whose headline may need its primary label to say what to fix

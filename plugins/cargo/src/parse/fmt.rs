@@ -6,7 +6,8 @@
 //! (run `cargo fmt`), so a hunk count says the rest. It is an error: `--check` fails the run
 //! (exit 1) on it, which is what CI gates on.
 
-use buildvise_plugin_api::{Diagnostic, relative_to};
+use super::findings::Findings;
+use buildvise_plugin_api::{Diagnostic, Recogniser, Text, Wants, relative_to};
 use std::collections::HashMap;
 
 struct File {
@@ -25,6 +26,7 @@ struct Hunk {
     changed: bool,
 }
 
+/// The recogniser of rustfmt's diffs: open while a hunk is being read.
 #[derive(Default)]
 pub(crate) struct FmtCheck {
     files: Vec<File>,
@@ -32,20 +34,37 @@ pub(crate) struct FmtCheck {
     hunk: Option<Hunk>,
 }
 
+/// How a hunk's header starts.
+const HEADER: &str = "Diff in ";
+
 /// `Diff in /p/src/lib.rs:8:` (rustfmt 1.4.x and later) or `Diff in /p/src/lib.rs at line 8:`.
 fn diff_header(text: &str) -> Option<(&str, u32)> {
-    let rest = text.strip_prefix("Diff in ")?.strip_suffix(':')?;
+    let rest = text.strip_prefix(HEADER)?.strip_suffix(':')?;
     let (path, line) = rest.rsplit_once(" at line ").or_else(|| rest.rsplit_once(':'))?;
     Some((path, line.parse().ok()?))
 }
 
-impl FmtCheck {
-    pub(crate) fn in_hunk(&self) -> bool {
+impl Recogniser<Findings> for FmtCheck {
+    fn wants(&self) -> Wants {
+        Wants::starts(&[HEADER])
+    }
+
+    fn is_open(&self) -> bool {
         self.hunk.is_some()
     }
 
+    fn feed(&mut self, line: &Text<'_>, found: &mut Findings) -> bool {
+        self.line(line.text, line.number, &found.cwd)
+    }
+
+    fn finish(&mut self, found: &mut Findings) {
+        found.unformatted = std::mem::take(self).diagnostics();
+    }
+}
+
+impl FmtCheck {
     /// True when the line was rustfmt's diff.
-    pub(crate) fn line(&mut self, text: &str, number: u64, cwd: &str) -> bool {
+    fn line(&mut self, text: &str, number: u64, cwd: &str) -> bool {
         if let Some((path, line)) = diff_header(text) {
             let path = relative_to(path, cwd);
             let file = match self.index.get(&path) {
@@ -81,7 +100,7 @@ impl FmtCheck {
         true
     }
 
-    pub(crate) fn finish(self) -> Vec<Diagnostic> {
+    fn diagnostics(self) -> Vec<Diagnostic> {
         self.files
             .into_iter()
             .map(|f| {
@@ -116,7 +135,8 @@ mod tests {
             assert!(check.line(line, i as u64 + 1, "/p"), "{line}");
         }
         assert!(!check.line("error: something else", 99, "/p"));
-        let found: Vec<_> = check.finish().into_iter().map(|d| (d.file.unwrap(), d.line.unwrap(), d.message)).collect();
+        let found: Vec<_> =
+            check.diagnostics().into_iter().map(|d| (d.file.unwrap(), d.line.unwrap(), d.message)).collect();
         assert_eq!(
             found,
             [

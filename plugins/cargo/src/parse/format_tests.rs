@@ -1,7 +1,8 @@
 //! Each exported format on its own: it reads its own output (snippets of the parser's tests,
 //! captured from cargo, rustc, libtest and cargo-nextest) and none of the others'.
 
-use super::FORMATS;
+use super::findings::Kind;
+use super::{FORMATS, recognisers};
 use crate::CargoPlugin;
 use buildvise_plugin_api::testing::parse_log;
 use buildvise_plugin_api::{ParseContext, ParseResult, Plugin};
@@ -126,4 +127,15 @@ fn the_manifest_lists_every_format_and_only_those() {
         assert!(CargoPlugin.format_parser(name, &context).is_some(), "{name}");
     }
     assert!(CargoPlugin.format_parser("cargo", &context).is_none());
+}
+
+#[test]
+fn the_exported_formats_are_those_the_recognisers_read() {
+    let tools = [Kind::Cargo, Kind::Test, Kind::Nextest, Kind::Run, Kind::Fmt];
+    let mut registered: Vec<&str> = tools.into_iter().flat_map(|kind| recognisers(kind).formats()).collect();
+    registered.sort_unstable();
+    registered.dedup();
+    let mut exported = FORMATS.map(|(name, _)| name);
+    exported.sort_unstable();
+    assert_eq!(registered, exported);
 }

@@ -3,16 +3,48 @@
 //! lint's name for every occurrence.
 
 use super::block::names_the_fix;
+use super::findings::Findings;
 use super::lints;
 use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label};
-use buildvise_plugin_api::{Diagnostic, Severity, is_absolute, relative_to, split_location, strip_ansi_str};
+use buildvise_plugin_api::{
+    Diagnostic, Recogniser, Severity, Text, Wants, is_absolute, relative_to, split_location, strip_ansi_str,
+};
 use serde::Deserialize;
 
 /// The prefix cargo gives every diagnostic message (`reason` is serialised first).
-pub(crate) const COMPILER_MESSAGE: &[u8] = br#"{"reason":"compiler-message""#;
+const COMPILER_MESSAGE: &str = r#"{"reason":"compiler-message""#;
 
 /// The prefix of each built (or fresh) unit: under `cargo test`, the list of what will run.
-pub(crate) const COMPILER_ARTIFACT: &[u8] = br#"{"reason":"compiler-artifact""#;
+const COMPILER_ARTIFACT: &str = r#"{"reason":"compiler-artifact""#;
+
+/// Every line of the stream is a JSON object.
+pub(crate) const STARTS: &[&str] = &["{"];
+
+/// The recogniser of the JSON stream. It takes every line that starts like an object, whatever
+/// it holds: cargo's other messages, and a program's JSON, are nobody's diagnostics.
+pub(crate) struct JsonMessages;
+
+impl Recogniser<Findings> for JsonMessages {
+    fn wants(&self) -> Wants {
+        Wants::starts(STARTS)
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Findings) -> bool {
+        let text = line.text;
+        if found.reads.rustc
+            && text.starts_with(COMPILER_MESSAGE)
+            && let Some(d) = compiler_message(text.as_bytes(), line.number, &found.cwd)
+        {
+            found.diagnostics.push(d);
+        } else if found.runs_tests()
+            && text.starts_with(COMPILER_ARTIFACT)
+            && let Some(target) = test_target(text.as_bytes(), found.doctests_expected)
+        {
+            found.test_targets.insert(target);
+        }
+        true
+    }
+}
 
 #[derive(Deserialize)]
 struct Artifact {
@@ -38,7 +70,7 @@ struct ArtifactProfile {
 /// What a `compiler-artifact` line will run under `cargo test`: a test binary (a unit built
 /// with the test profile), or a library's doctests (its plain build, when it has doctests).
 /// Keys tell targets apart, so a unit reported twice counts once.
-pub(crate) fn test_target(line: &[u8], with_doctests: bool) -> Option<String> {
+fn test_target(line: &[u8], with_doctests: bool) -> Option<String> {
     let a: Artifact = serde_json::from_slice(line).ok()?;
     let kinds = a.target.kind.join(",");
     if a.profile.test {
@@ -99,7 +131,7 @@ struct Child {
 
 /// The diagnostic in one `compiler-message` line, or None for notes such as "Some errors have
 /// detailed explanations" and for lines that are not valid JSON.
-pub(crate) fn compiler_message(line: &[u8], number: u64, cwd: &str) -> Option<Diagnostic> {
+fn compiler_message(line: &[u8], number: u64, cwd: &str) -> Option<Diagnostic> {
     let envelope: Envelope = serde_json::from_slice(line).ok()?;
     let m = envelope.message;
     let severity = match m.level.as_str() {

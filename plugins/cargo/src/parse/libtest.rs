@@ -1,32 +1,68 @@
 //! libtest's report: `running N tests`, `test name ... FAILED`, the `---- name stdout ----`
-//! sections of captured output, the `failures:` name list and the `test result:` lines.
-//!
-//! A test run prints a line per test, so lines are read as bytes: only what is kept (a failed
-//! test's name, a section's first line) is decoded as text.
+//! sections of captured output, the `failures:` name list and the `test result:` lines. The
+//! run's state ([`TestRun`]) is shared: whose output a line is decides what a panic or an
+//! error printed in it means.
 
+use super::findings::Findings;
+use super::status::{TARGET_VERBS, is_status_line};
 use super::text::{MAX_MESSAGE, clip};
-use buildvise_plugin_api::TestSummary;
-use memchr::memmem::{Finder, FinderRev};
+use buildvise_plugin_api::{Recogniser, TestSummary, Text, Wants};
+use memchr::memmem::FinderRev;
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-/// Between a verdict's name and its outcome. A searcher built once: `str::rsplit_once` builds
-/// one per call, which cost more than the search on every `test …` line.
+/// Between a verdict's name and its outcome, the last one in the line (a name may hold one).
+/// A searcher built once: `str::rsplit_once` builds one per call, which costs more than the
+/// search on every `test …` line.
 static VERDICT_MARK: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(" ... "));
 
-/// How most verdicts end, and whether the test failed. A line that ends so has its last ` ... `
-/// right there (no later one fits in the tail), which spares the search and the decoding.
-const USUAL_ENDINGS: [(&[u8], bool); 3] = [(b" ... ok", false), (b" ... ignored", false), (b" ... FAILED", true)];
-
-/// The counts of a `test result:` line that is not ASCII, where `\d` also matches other
-/// scripts' digits; ASCII lines are read by hand ([`result_counts`]), at a tenth of the cost.
+/// The counts of a `test result:` line.
 static RESULT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(\d+) passed; (\d+) failed; (\d+) ignored").expect("valid regex"));
 
 /// rustdoc ends this message without a newline under --nocapture, so a verdict can follow it
 /// on the same line.
-pub(crate) const COULD_NOT_COMPILE: &[u8] = b"Couldn't compile the test.";
+const COULD_NOT_COMPILE: &str = "Couldn't compile the test.";
+
+/// How the lines of the report start. A line that starts otherwise is libtest's only inside a
+/// section of captured output or the `failures:` list, or when it is one of cargo's status lines,
+/// which end a test binary's output: the recogniser is open while that may matter, and wants
+/// the status lines that start a test target otherwise.
+pub(crate) const STARTS: &[&str] = &["running ", "test ", "---- ", "failures:", "successes:", COULD_NOT_COMPILE];
+
+/// The recogniser of libtest's report, into the shared [`TestRun`].
+#[derive(Default)]
+pub(crate) struct LibtestReport {
+    /// The run was listening ([`TestRun::listening`]) after the last line this read. Only this
+    /// recogniser starts to listen; others may stop it (a test binary ended), which leaves
+    /// this open one line too long, for a line that then changes nothing.
+    listening: bool,
+}
+
+impl Recogniser<Findings> for LibtestReport {
+    fn wants(&self) -> Wants {
+        Wants::starts(STARTS).or_unindented(TARGET_VERBS)
+    }
+
+    fn is_open(&self) -> bool {
+        self.listening
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Findings) -> bool {
+        let took = found.tests.line(line.text, line.number);
+        if took {
+            if let Some(verdict) = found.tests.last_verdict.take() {
+                found.verdict(verdict);
+            }
+            if !found.tests.in_binary {
+                found.orphans.clear();
+            }
+        }
+        self.listening = found.tests.listening();
+        took
+    }
+}
 
 /// Whose output a line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,66 +124,67 @@ pub(crate) fn bare_name(name: &str) -> &str {
 }
 
 impl TestRun {
-    /// Reads a line no diagnostic claimed; true when it was part of libtest's report. `status`:
-    /// the verb of one of cargo's status lines, which the caller found
-    /// ([`status_verb`](super::text::status_verb)).
-    pub(crate) fn line(&mut self, bytes: &[u8], number: u64, status: Option<&[u8]>) -> bool {
-        let bytes = bytes.strip_prefix(COULD_NOT_COMPILE).unwrap_or(bytes);
+    /// Reads a line no diagnostic claimed; true when it was part of libtest's report.
+    pub(crate) fn line(&mut self, line: &str, number: u64) -> bool {
+        let text = line.strip_prefix(COULD_NOT_COMPILE).unwrap_or(line);
         if self.listing {
-            if bytes.is_empty() {
+            if text.is_empty() {
                 return true;
             }
-            if let Some(name) = bytes.strip_prefix(b"    ")
-                && !name.starts_with(b" ")
+            if let Some(name) = text.strip_prefix("    ")
+                && !name.starts_with(' ')
             {
-                self.fail(&String::from_utf8_lossy(name));
+                self.fail(name);
                 return true;
             }
             self.listing = false;
         }
-        match bytes.first() {
-            Some(b'r') if is_running(bytes) => {
-                let count = bytes[b"running ".len()..].split(|&b| b == b' ').next().map_or(0, parse_count);
-                self.announced = self.announced.saturating_add(count);
-                self.close_section();
-                self.seen = true;
-                self.in_binary = true;
-                self.successes = false;
-                true
-            }
-            Some(b't') if bytes.starts_with(b"test result: ") => {
-                self.close_section();
-                self.in_binary = false;
-                self.add_result(bytes);
-                true
-            }
-            Some(b't') if bytes.starts_with(b"test ") => self.verdict(bytes),
-            Some(b'-') if bytes.starts_with(b"---- ") => self.header(&String::from_utf8_lossy(bytes), number),
-            Some(b'f') if bytes == b"failures:" => {
+        if is_status_line(line) {
+            // The test binary whose output this was ended. After `Doc-tests` each test is a
+            // process whose output comes before its verdict.
+            self.close_section();
+            self.in_binary = false;
+            self.doctests = text.trim_start().starts_with("Doc-tests ");
+            return false;
+        }
+        if let Some(count) = announced_tests(text) {
+            self.announced = self.announced.saturating_add(count);
+            self.close_section();
+            self.seen = true;
+            self.in_binary = true;
+            self.successes = false;
+            return true;
+        }
+        if text.starts_with("test result: ") {
+            self.close_section();
+            self.in_binary = false;
+            self.add_result(text);
+            return true;
+        }
+        if let Some(verdict) = text.strip_prefix("test ") {
+            return self.verdict(verdict);
+        }
+        if text.starts_with("---- ") {
+            return self.header(text, number);
+        }
+        match text {
+            "failures:" => {
                 self.close_section();
                 self.successes = false;
                 self.listing = true;
                 true
             }
-            Some(b's') if bytes == b"successes:" => {
+            "successes:" => {
                 self.close_section();
                 self.successes = true;
                 true
             }
-            Some(b' ') if status.is_some() => {
-                self.close_section();
-                self.in_binary = false;
-                self.doctests = status.is_some_and(|verb| verb.starts_with(b"Doc-tests "));
-                false
-            }
             _ => {
                 if let Some(section) = &mut self.section
                     && section.first.is_none()
+                    && !text.trim().is_empty()
                 {
-                    let text = String::from_utf8_lossy(bytes);
-                    if !text.trim().is_empty() {
-                        section.first = Some((clip(&text, MAX_MESSAGE), number));
-                    }
+                    section.first = Some((clip(text, MAX_MESSAGE), number));
                 }
                 false
             }
@@ -161,10 +198,11 @@ impl TestRun {
         self.in_binary = false;
     }
 
-    /// True while a line with no marker of its own may still be libtest's (a failed-test name
-    /// under `failures:`, or a test's captured output).
+    /// True while a line with no marker of its own may still be libtest's: a failed test's name
+    /// under `failures:`, a test's captured output, or any of cargo's status lines, which end a
+    /// test binary's output (or the doctests' run).
     pub(crate) fn listening(&self) -> bool {
-        self.listing || self.section.is_some()
+        self.listing || self.section.is_some() || self.in_binary || self.doctests
     }
 
     pub(crate) fn context(&self) -> Context<'_> {
@@ -175,16 +213,16 @@ impl TestRun {
         }
     }
 
-    fn verdict(&mut self, line: &[u8]) -> bool {
-        let Some((name, failed)) = split_verdict(&line[b"test ".len()..]) else { return false };
+    /// `name ... outcome`, after `test `.
+    fn verdict(&mut self, rest: &str) -> bool {
+        let Some((name, failed)) = split_verdict(rest) else { return false };
         // A verdict names its test; without a name it is some other line.
         if !names_a_test(name) {
             return false;
         }
         self.last_verdict = Some(if failed {
-            let name = String::from_utf8_lossy(name);
-            self.fail(&name);
-            Verdict::Failed(bare_name(&name).to_string())
+            self.fail(name);
+            Verdict::Failed(bare_name(name).to_string())
         } else {
             Verdict::Passed
         });
@@ -222,9 +260,8 @@ impl TestRun {
         self.verdicts_seen = true;
     }
 
-    fn add_result(&mut self, line: &[u8]) {
-        let counts =
-            if line.is_ascii() { result_counts(line) } else { regex_result_counts(&String::from_utf8_lossy(line)) };
+    fn add_result(&mut self, line: &str) {
+        let counts = result_counts(line);
         let Some([passed, failed, skipped]) = counts else { return };
         let s = self.summary.get_or_insert_with(TestSummary::default);
         s.passed = s.passed.saturating_add(passed);
@@ -269,72 +306,42 @@ pub(crate) struct Finished {
     pub(crate) failed: Vec<FailedTest>,
 }
 
-fn is_running(line: &[u8]) -> bool {
-    line.strip_prefix(b"running ").is_some_and(|rest| {
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        digits > 0 && rest[digits..].starts_with(b" test")
-    })
+/// The count of `running N tests` (`running 1 test`); 0 for a count too big for a number.
+fn announced_tests(line: &str) -> Option<u64> {
+    let rest = line.strip_prefix("running ")?;
+    let (count, after) = rest.split_at(rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len()));
+    (!count.is_empty() && after.starts_with(" test")).then(|| count.parse().unwrap_or(0))
 }
 
 /// `name ... outcome` (after `test `): the name, and whether the outcome is a failure; None when
 /// the line has no outcome libtest gives.
-fn split_verdict(rest: &[u8]) -> Option<(&[u8], bool)> {
-    if let Some((name, failed)) =
-        USUAL_ENDINGS.iter().find_map(|&(ending, failed)| Some((rest.strip_suffix(ending)?, failed)))
-    {
-        return Some((name, failed));
-    }
+fn split_verdict(rest: &str) -> Option<(&str, bool)> {
     let at = VERDICT_MARK.rfind(rest)?;
-    let outcome = String::from_utf8_lossy(&rest[at + b" ... ".len()..]);
-    let outcome = outcome.trim_start();
+    let (name, outcome) = (&rest[..at], rest[at + " ... ".len()..].trim_start());
     let failed = outcome.starts_with("FAILED");
-    (failed || outcome.starts_with("ok") || outcome.starts_with("ignored")).then_some((&rest[..at], failed))
+    (failed || outcome.starts_with("ok") || outcome.starts_with("ignored")).then_some((name, failed))
 }
 
-/// True when a verdict's name is more than whitespace. Names are ASCII, which decides without
-/// decoding; anything else is trimmed as text.
-fn names_a_test(name: &[u8]) -> bool {
-    name.iter().any(u8::is_ascii_graphic) || !bare_name(&String::from_utf8_lossy(name)).is_empty()
+/// True when a verdict's name is more than whitespace.
+fn names_a_test(name: &str) -> bool {
+    !bare_name(name).is_empty()
 }
 
-/// `N passed; N failed; N ignored` in an ASCII line, the first place it appears, as [`RESULT`]
-/// reads it.
-fn result_counts(line: &[u8]) -> Option<[u64; 3]> {
-    static PASSED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" passed; "));
-    PASSED.find_iter(line).find_map(|at| {
-        let passed = line[..at].iter().rev().take_while(|b| b.is_ascii_digit()).count();
-        let (failed, rest) = count_then(&line[at + b" passed; ".len()..], b" failed; ")?;
-        let (ignored, _) = count_then(rest, b" ignored")?;
-        (passed > 0).then(|| [parse_count(&line[at - passed..at]), failed, ignored])
-    })
-}
-
-/// The count at the start of `text` and what follows `word` after it.
-fn count_then<'a>(text: &'a [u8], word: &[u8]) -> Option<(u64, &'a [u8])> {
-    let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
-    let rest = text[digits..].strip_prefix(word)?;
-    (digits > 0).then(|| (parse_count(&text[..digits]), rest))
-}
-
-fn regex_result_counts(text: &str) -> Option<[u64; 3]> {
+/// `N passed; N failed; N ignored`, the first place it appears; a count too big for a number
+/// reads as 0.
+fn result_counts(text: &str) -> Option<[u64; 3]> {
     let c = RESULT.captures(text)?;
     let n = |i: usize| c[i].parse::<u64>().unwrap_or(0);
     Some([n(1), n(2), n(3)])
 }
 
-/// ASCII digits as a number; 0 when too big for one, which no real count is.
-fn parse_count(digits: &[u8]) -> u64 {
-    digits.iter().try_fold(0u64, |n, d| n.checked_mul(10)?.checked_add(u64::from(d - b'0'))).unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::text::status_verb;
     use super::*;
 
     fn feed(run: &mut TestRun, text: &str) {
         for (i, line) in text.lines().enumerate() {
-            run.line(line.as_bytes(), i as u64 + 1, status_verb(line.as_bytes()));
+            run.line(line, i as u64 + 1);
         }
     }
 
@@ -374,36 +381,33 @@ mod tests {
     #[test]
     fn ignores_lookalikes() {
         let mut run = TestRun::default();
-        assert!(!run.line(b"running late", 1, None));
-        assert!(!run.line(b"test the waters", 2, None));
-        assert!(!run.line(b"test x ... maybe", 3, None));
+        assert!(!run.line("running late", 1));
+        assert!(!run.line("test the waters", 2));
+        assert!(!run.line("test x ... maybe", 3));
         assert!(!run.seen);
         assert!(run.finish().summary.is_none());
     }
 
     #[test]
-    fn reads_counts_and_verdicts_as_the_regex_and_the_search_did() {
-        fn line(s: &str) -> &[u8] {
-            s.as_bytes()
-        }
+    fn reads_counts_and_verdicts() {
         let cases = [
-            "test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured",
-            "test result: FAILED. 12 passed; 345 failed; 6 ignored; 2 filtered out",
-            "test result: x passed; 1 passed; 2 failed; 3 ignored",
-            "test result: 1 passed; 2 failed; x ignored; 4 passed; 5 failed; 6 ignored",
-            "test result: 99999999999999999999 passed; 1 failed; 2 ignored",
-            "test result: 1 passed; 2 failed; 3 ignore",
+            ("test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured", Some([3, 0, 1])),
+            ("test result: FAILED. 12 passed; 345 failed; 6 ignored; 2 filtered out", Some([12, 345, 6])),
+            ("test result: x passed; 1 passed; 2 failed; 3 ignored", Some([1, 2, 3])),
+            ("test result: 1 passed; 2 failed; x ignored; 4 passed; 5 failed; 6 ignored", Some([4, 5, 6])),
+            ("test result: 99999999999999999999 passed; 1 failed; 2 ignored", Some([0, 1, 2])),
+            ("test result: 1 passed; 2 failed; 3 ignore", None),
         ];
-        for case in cases {
-            assert_eq!(result_counts(line(case)), regex_result_counts(case), "{case}");
+        for (case, counts) in cases {
+            assert_eq!(result_counts(case), counts, "{case}");
         }
-        assert_eq!(split_verdict(b"a::b ... ok"), Some((line("a::b"), false)));
-        assert_eq!(split_verdict(b"a ... b ... FAILED"), Some((line("a ... b"), true)));
-        assert_eq!(split_verdict(b"a ... ignored, needs network"), Some((line("a"), false)));
-        assert_eq!(split_verdict(b"a ...  ok"), Some((line("a"), false)));
-        assert_eq!(split_verdict(b"a ... bench: 12 ns/iter"), None);
-        assert!(!names_a_test(b" \t "));
-        assert!(!names_a_test("\u{3000}".as_bytes()));
-        assert!(names_a_test("\u{e9}".as_bytes()));
+        assert_eq!(split_verdict("a::b ... ok"), Some(("a::b", false)));
+        assert_eq!(split_verdict("a ... b ... FAILED"), Some(("a ... b", true)));
+        assert_eq!(split_verdict("a ... ignored, needs network"), Some(("a", false)));
+        assert_eq!(split_verdict("a ...  ok"), Some(("a", false)));
+        assert_eq!(split_verdict("a ... bench: 12 ns/iter"), None);
+        assert!(!names_a_test(" \t "));
+        assert!(!names_a_test("\u{3000}"));
+        assert!(names_a_test("\u{e9}"));
     }
 }

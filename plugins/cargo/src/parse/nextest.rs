@@ -8,15 +8,12 @@
 //! decides. One error per test that finally failed, at its panic when it panicked; a test that
 //! failed and then passed on retry is flaky, which is worth a warning and not a failure.
 
-use super::MESSAGE_BEFORE_VIA;
 use super::backtrace::{self, Backtrace, Step};
+use super::findings::Findings;
 use super::panic::{self, PanicStart};
-use super::text::{MAX_MESSAGE, MAX_NOTE, clip};
-use buildvise_plugin_api::{Diagnostic, TestSummary, relative_to, split_location};
+use super::text::{MAX_MESSAGE, MAX_NOTE, MESSAGE_BEFORE_VIA, PANIC_NOTES, clip};
+use buildvise_plugin_api::{Diagnostic, Recogniser, TestSummary, Text, Wants, relative_to, split_location};
 use std::collections::HashMap;
-
-/// Most indented lines (an assertion's `left:`/`right:`) kept under a panic message.
-const PANIC_NOTES: usize = 3;
 
 /// What a result line says about its test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,10 +126,11 @@ struct Record {
     first_failure: Option<Diagnostic>,
 }
 
+/// The recogniser of nextest's report: open from its `Starting N tests` line on.
 #[derive(Default)]
 pub(crate) struct NextestRun {
     /// `Starting N tests …` was seen: lines are nextest's from here on.
-    pub(crate) started: bool,
+    started: bool,
     attempt: Option<Attempt>,
     order: Vec<String>,
     records: HashMap<String, Record>,
@@ -148,10 +146,38 @@ pub(crate) struct Finished {
     pub(crate) stopped_early: Option<String>,
 }
 
+impl Recogniser<Findings> for NextestRun {
+    fn wants(&self) -> Wants {
+        Wants::starts_unindented(&[START])
+    }
+
+    fn is_open(&self) -> bool {
+        self.started
+    }
+
+    /// Before its run started, cargo built the tests and its output is cargo's.
+    fn feed(&mut self, line: &Text<'_>, found: &mut Findings) -> bool {
+        if !self.started {
+            if !is_start(line.text) {
+                return false;
+            }
+            self.started = true;
+            found.cargo_output_ended = true;
+        }
+        let took = self.line(line.text, line.number, &found.cwd);
+        found.nextest_shows_output = self.attempt.is_some();
+        took
+    }
+
+    fn finish(&mut self, found: &mut Findings) {
+        found.nextest = Some(std::mem::take(self).finished());
+    }
+}
+
 impl NextestRun {
     /// Reads a line once the run started; true when it was nextest's. Column-0 `error:` and
     /// `warning:` lines it does not know are left to the cargo parser.
-    pub(crate) fn line(&mut self, text: &str, number: u64, cwd: &str) -> bool {
+    fn line(&mut self, text: &str, number: u64, cwd: &str) -> bool {
         if let Some(result) = result_line(text) {
             self.close_attempt();
             if let Some(outcome) = result.outcome {
@@ -410,7 +436,7 @@ impl NextestRun {
         true
     }
 
-    pub(crate) fn finish(mut self) -> Finished {
+    fn finished(mut self) -> Finished {
         self.close_attempt();
         let mut diagnostics = Vec::new();
         let mut failed_tests = Vec::new();
@@ -471,12 +497,17 @@ fn is_libtest_line(line: &str) -> bool {
         || line.starts_with("note: run with `RUST_BACKTRACE")
 }
 
-/// True for nextest's `    Starting 7 tests across 2 binaries` line, which opens the run.
-pub(crate) fn is_start(text: &str) -> bool {
-    text.trim_start().strip_prefix("Starting ").is_some_and(|rest| {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        digits > 0 && rest[digits..].starts_with(" test")
-    })
+/// The word of nextest's line that opens the run.
+const START: &str = "Starting ";
+
+/// True for nextest's `    Starting 7 tests across 2 binaries` line, right-aligned as cargo's
+/// status lines are.
+fn is_start(text: &str) -> bool {
+    text.starts_with(' ')
+        && text.trim_start().strip_prefix(START).is_some_and(|rest| {
+            let count = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("");
+            !count.is_empty() && rest[count.len()..].starts_with(" test")
+        })
 }
 
 #[cfg(test)]

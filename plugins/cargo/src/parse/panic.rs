@@ -4,6 +4,9 @@
 use regex::Regex;
 use std::sync::LazyLock;
 
+/// How every panic report starts.
+pub(crate) const FIRST_WORDS: &str = "thread '";
+
 /// Since Rust 1.73; the thread id appeared in 1.89.
 static CURRENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^thread '(.+?)' (?:\(\d+\) )?panicked at (.+):$").expect("valid regex"));
@@ -36,7 +39,8 @@ pub(crate) enum PanicStart<'a> {
 pub(crate) fn start(line: &str) -> Option<PanicStart<'_>> {
     // Programs under test name their threads too: only a line with the words of a report is
     // worth the regexes.
-    if !line.starts_with("thread '") || !(line.contains(" panicked at ") || line.ends_with(" has overflowed its stack"))
+    if !line.starts_with(FIRST_WORDS)
+        || !(line.contains(" panicked at ") || line.ends_with(" has overflowed its stack"))
     {
         return None;
     }

@@ -3,12 +3,81 @@
 //! two things in it are the run's result: a panic, and the `Error: …` that std prints when `main`
 //! returns `Err` (with anyhow's `Caused by:` chain under it).
 
+use super::findings::Findings;
 use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, clip};
-use buildvise_plugin_api::{Diagnostic, Stream};
+use buildvise_plugin_api::{Diagnostic, Recogniser, Stream, Text, Wants};
+use std::collections::HashSet;
 
-/// True for cargo's status line that starts the program.
-pub(crate) fn is_running(text: &str) -> bool {
-    text.trim_start().starts_with("Running `")
+/// The recogniser of `cargo run`'s output: cargo's lines until it starts the program, then the
+/// program's, which it takes whatever they look like. It reads every line: which stream a line
+/// came on, and before which stderr line, decides whose it was.
+pub(crate) struct ProgramOutput;
+
+/// Whose lines are whose in a `cargo run`, and how the program ended.
+#[derive(Default)]
+pub(crate) struct Program {
+    /// cargo's `Running `target/…`` was read: every later line is the program's.
+    pub(crate) running: bool,
+    /// A line came tagged stderr: the streams are apart, and stdout is the program's alone.
+    pub(crate) seen_stderr: bool,
+    /// The stdout lines read before any stderr line, which were parsed as cargo's in case the
+    /// log is one combined stream.
+    pub(crate) stdout_before_stderr: Option<(u64, u64)>,
+    /// The JSON messages among them, which are cargo's whatever the streams.
+    pub(crate) json_lines: HashSet<u64>,
+    pub(crate) main_error: Option<MainError>,
+}
+
+impl Program {
+    /// Whether a line of `stream` is only what the program printed: stdout, once the streams
+    /// showed they are apart (a panic goes to stderr).
+    pub(crate) fn printed(&self, stream: Stream) -> bool {
+        self.seen_stderr && stream != Stream::Stderr
+    }
+}
+
+impl Recogniser<Findings> for ProgramOutput {
+    fn wants(&self) -> Wants {
+        Wants::every()
+    }
+
+    fn feed(&mut self, line: &Text<'_>, found: &mut Findings) -> bool {
+        let program = &mut found.program;
+        if line.stream == Stream::Stderr {
+            program.seen_stderr = true;
+        } else if !line.text.starts_with('{') {
+            if program.seen_stderr {
+                return true;
+            }
+            let (start, _) = program.stdout_before_stderr.unwrap_or((line.number, line.number));
+            program.stdout_before_stderr = Some((start, line.number));
+        } else if !program.seen_stderr {
+            program.json_lines.insert(line.number);
+        }
+        if !program.running {
+            if is_running(line.text) {
+                program.running = true;
+                found.cargo_output_ended = true;
+                return true;
+            }
+            return false;
+        }
+        if let Some(error) = &mut program.main_error
+            && error.stream == line.stream
+            && error.line(line.text, line.number)
+        {
+            return true;
+        }
+        if let Some(error) = MainError::start(line.text, line.stream, line.number) {
+            program.main_error = Some(error);
+        }
+        true
+    }
+}
+
+/// True for cargo's status line that starts the program, right-aligned as they all are.
+fn is_running(text: &str) -> bool {
+    text.starts_with(' ') && text.trim_start().starts_with("Running `")
 }
 
 /// The last `Error: …` the program printed, with the causes under it.

@@ -9,30 +9,16 @@ pub(crate) const MAX_NOTE: usize = 240;
 /// Most notes kept per diagnostic.
 pub(crate) const MAX_NOTES: usize = 4;
 
+/// Most indented lines (an assertion's `left:`/`right:`) kept under a panic message.
+pub(crate) const PANIC_NOTES: usize = 3;
+
+/// Longest panic message kept before a ` via file:line:col` suffix: answers show about 160
+/// bytes of a message, and the caller's line must stay in view.
+pub(crate) const MESSAGE_BEFORE_VIA: usize = 110;
+
 /// `text` trimmed, then cut to at most `max` bytes by the shared [`buildvise_plugin_api::clip`].
 pub(crate) fn clip(text: &str, max: usize) -> String {
     buildvise_plugin_api::clip(text.trim(), max).into_owned()
-}
-
-/// Cargo's right-aligned status lines (`   Compiling x`, `     Running …`, `   Doc-tests x`):
-/// the verb ends at column 12.
-pub(crate) fn is_status_line(line: &[u8]) -> bool {
-    status_verb(line).is_some()
-}
-
-/// A status line from its verb on (`Running …`), so that its readers need not find it again;
-/// None for any other line.
-pub(crate) fn status_verb(line: &[u8]) -> Option<&[u8]> {
-    // Columns 0 and 12 first: they turn most lines away before the indent is counted.
-    let head = line.get(..13)?;
-    if head[0] != b' ' || head[12] != b' ' {
-        return None;
-    }
-    let spaces = head.iter().take_while(|&&b| b == b' ').count();
-    (spaces < 12
-        && head[spaces].is_ascii_uppercase()
-        && head[spaces..12].iter().all(|&b| b.is_ascii_alphabetic() || b == b'-'))
-    .then_some(&line[spaces..])
 }
 
 /// A line of a rustc code snippet: the `|` gutter (after an optional line number), `...`, or
@@ -78,17 +64,6 @@ mod tests {
     fn clips_on_char_boundaries() {
         assert_eq!(clip("  short ", 10), "short");
         assert_eq!(clip("ééééé", 3), "é…");
-    }
-
-    #[test]
-    fn recognises_status_lines() {
-        assert!(is_status_line(b"   Compiling foo v0.1.0 (/x)"));
-        assert!(is_status_line(b"   Doc-tests foo"));
-        assert!(is_status_line(b"     Running unittests src/lib.rs (target/debug/deps/x)"));
-        assert!(!is_status_line(b"  = note: x"));
-        assert!(!is_status_line(b"12 |     let x = 1;"));
-        assert!(!is_status_line(b"    tests::a_failing_test"));
-        assert!(!is_status_line(b"   Short"));
     }
 
     #[test]
