@@ -34,7 +34,9 @@ impl Plugin for GenericPlugin {
     }
 
     fn format_parser(&self, format: &str, context: &ParseContext) -> Option<Box<dyn Parser>> {
-        let format = parse::Format::named(format)?;
+        if !parse::exports(format) {
+            return None;
+        }
         Some(Box::new(parse::GenericParser::new(context, &[format])))
     }
 }

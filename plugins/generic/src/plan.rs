@@ -2,8 +2,6 @@
 
 use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
 
-use crate::parse::Format;
-
 /// `(tool, program, description, args hint)`. The description is the command, as agents know
 /// these tools.
 const TOOLS: &[(&str, &str, &str, Option<&str>)] = &[
@@ -34,14 +32,15 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The formats a tool's output is read with, first match first.
-pub(crate) fn formats_of(tool: &str) -> &'static [Format] {
+/// The formats a tool's output is read with; their recognisers are offered a line in the order
+/// `parse` registers them.
+pub(crate) fn formats_of(tool: &str) -> &'static [&'static str] {
     match tool {
-        "make" => &[Format::Make, Format::Gcc, Format::Fallback],
-        "go.build" | "go.test" | "go.vet" => &[Format::Go],
-        "python.mypy" => &[Format::Mypy],
-        "python.ruff" => &[Format::Ruff],
-        _ => &[Format::Fallback],
+        "make" => &["make", "gcc", "fallback"],
+        "go.build" | "go.test" | "go.vet" => &["go"],
+        "python.mypy" => &["mypy"],
+        "python.ruff" => &["ruff"],
+        _ => &["fallback"],
     }
 }
 

@@ -7,7 +7,7 @@
 //! severity is an error when the run failed and a warning when it did not.
 
 use super::{Found, at, int};
-use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
+use buildvise_plugin_api::{Head, Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -30,13 +30,12 @@ pub(crate) struct Fallback;
 
 impl Recogniser<Found> for Fallback {
     fn wants(&self) -> Wants {
-        Wants::every()
+        Wants::test(has_a_line_number)
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
-        // Cheap: a colon followed by a digit somewhere, and no URL.
-        if !text.as_bytes().windows(2).any(|w| w[0] == b':' && w[1].is_ascii_digit()) || text.contains("://") {
+        if text.contains("://") {
             return false;
         }
         let Some(caps) = LINE.captures(text) else { return false };
@@ -61,9 +60,13 @@ impl Recogniser<Found> for Fallback {
     }
 }
 
+/// A colon followed by a digit somewhere, as in `file:12`.
+fn has_a_line_number(head: &Head<'_>) -> bool {
+    memchr::memchr_iter(b':', head.bytes).any(|colon| head.bytes.get(colon + 1).is_some_and(u8::is_ascii_digit))
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
 
     #[test]
@@ -76,7 +79,7 @@ needs_header.c:1:10: fatal error: missing.h: No such file or directory
 vetpkg/v.go:6:2: fmt.Printf format %s has arg n of wrong type int
 ";
         assert_eq!(
-            brief(&parse(&[Format::Fallback], log, 1)),
+            brief(&parse(&["fallback"], log, 1)),
             [
                 "warning deploy.sh:8:6 x is referenced but not assigned. [SC2154]",
                 "error pkg/core.py:21 Incompatible types in assignment (expression has type \"str\", variable has type \"int\")  [assignment]",
@@ -84,8 +87,7 @@ vetpkg/v.go:6:2: fmt.Printf format %s has arg n of wrong type int
                 "error vetpkg/v.go:6:2 fmt.Printf format %s has arg n of wrong type int",
             ]
         );
-        let passed =
-            parse(&[Format::Fallback], "vetpkg/v.go:6:2: fmt.Printf format %s has arg n of wrong type int\n", 0);
+        let passed = parse(&["fallback"], "vetpkg/v.go:6:2: fmt.Printf format %s has arg n of wrong type int\n", 0);
         assert_eq!(brief(&passed), ["warning vetpkg/v.go:6:2 fmt.Printf format %s has arg n of wrong type int"]);
     }
 
@@ -104,10 +106,6 @@ time: 0:01:02 elapsed
 Makefile has 3 targets: all, test: ok
   at Object.<anonymous> (/app/x.js:10:5)
 ";
-        assert!(
-            parse(&[Format::Fallback], log, 1).diagnostics.is_empty(),
-            "{:?}",
-            brief(&parse(&[Format::Fallback], log, 1))
-        );
+        assert!(parse(&["fallback"], log, 1).diagnostics.is_empty(), "{:?}", brief(&parse(&["fallback"], log, 1)));
     }
 }

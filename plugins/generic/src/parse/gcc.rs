@@ -31,11 +31,13 @@ static SYMBOL: LazyLock<Regex> = LazyLock::new(|| {
 pub(crate) struct Gcc {
     /// `included from main.c:2` notes for the diagnostic that follows the chain.
     included: Vec<String>,
-    /// Whether the last diagnostic added is this reader's, so notes and frames belong to it.
+    /// Whether the last diagnostic added is this recogniser's, so notes and frames belong to it.
     open: bool,
 }
 
 impl Recogniser<Found> for Gcc {
+    /// Every line: its diagnostics are `file:line:` lines, and the driver's and the linker's
+    /// start with a program's path.
     fn wants(&self) -> Wants {
         Wants::every()
     }
@@ -190,7 +192,6 @@ fn is_context(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
 
     /// `make` with gcc 12.2.0 on a file that includes a broken header.
@@ -217,7 +218,7 @@ main.c:5:9: warning: unused variable ‘unused’ [-Wunused-variable]
 
     #[test]
     fn reads_errors_warnings_flags_notes_and_the_include_chain() {
-        let result = parse(&[Format::Gcc], COMPILE, 2);
+        let result = parse(&["gcc"], COMPILE, 2);
         assert_eq!(
             brief(&result),
             [
@@ -247,7 +248,7 @@ a.cpp:2:6: note: candidate: ‘void take(int)’
 a.cpp:3:6: note: candidate: ‘void take(double, int)’
 a.cpp:3:6: note:   candidate expects 2 arguments, 1 provided
 ";
-        let result = parse(&[Format::Gcc], log, 1);
+        let result = parse(&["gcc"], log, 1);
         assert_eq!(brief(&result), ["error a.cpp:6:9 no matching function for call to ‘take(std::string&)’"]);
         assert_eq!(
             result.diagnostics[0].notes,
@@ -267,7 +268,7 @@ needs_header.c:1:10: fatal error: missing.h: No such file or directory
       |          ^~~~~~~~~~~
 compilation terminated.
 ";
-        let result = parse(&[Format::Gcc], log, 1);
+        let result = parse(&["gcc"], log, 1);
         assert_eq!(brief(&result), ["error needs_header.c:1:10 missing.h: No such file or directory"]);
     }
 
@@ -278,11 +279,11 @@ compilation terminated.
 linkmain.c:(.text+0xa): undefined reference to `compute'
 collect2: error: ld returned 1 exit status
 ";
-        let result = parse(&[Format::Gcc], log, 1);
+        let result = parse(&["gcc"], log, 1);
         assert_eq!(brief(&result), ["error linkmain.c undefined reference to `compute'"]);
-        let alone = parse(&[Format::Gcc], "collect2: error: ld returned 1 exit status\n", 1);
+        let alone = parse(&["gcc"], "collect2: error: ld returned 1 exit status\n", 1);
         assert_eq!(brief(&alone), ["error - ld returned 1 exit status"], "kept when nothing explains it");
-        let library = parse(&[Format::Gcc], "/usr/bin/ld: cannot find -lnosuch: No such file or directory\n", 1);
+        let library = parse(&["gcc"], "/usr/bin/ld: cannot find -lnosuch: No such file or directory\n", 1);
         assert_eq!(brief(&library), ["error - cannot find -lnosuch: No such file or directory"]);
     }
 
@@ -292,6 +293,6 @@ collect2: error: ld returned 1 exit status
 /usr/bin/ld: /tmp/cc8.o: in function `main':
 /home/dev/src/demo/linkmain.c:4: undefined reference to `compute'
 ";
-        assert_eq!(brief(&parse(&[Format::Gcc], log, 1)), ["error linkmain.c:4 undefined reference to `compute'"]);
+        assert_eq!(brief(&parse(&["gcc"], log, 1)), ["error linkmain.c:4 undefined reference to `compute'"]);
     }
 }

@@ -12,10 +12,14 @@
 //! build (`[build failed]`) is explained by its compile errors.
 
 use super::{Found, at, extend, int};
-use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, TestSummary, Text, Wants, relative_to};
+use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, TestSummary, Text, Wants, relative_to};
+use memchr::memmem::Finder;
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
+
+/// What names a Go file and a line in it: `main.go:9`.
+static GO_FILE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(".go:"));
 
 static COMPILE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:vet: )?(?P<file>[^\s:][^:]*\.go):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>\s*\S.*)$")
@@ -33,8 +37,10 @@ static MESSAGE: LazyLock<Regex> =
 static PACKAGE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:ok|FAIL|\?)\s+(?P<pkg>\S+)(?:\s+(?P<rest>.*))?$").expect("valid regex"));
 
+#[derive(Default)]
 pub(crate) struct Go {
-    /// The module path, from the cwd's `go.mod` or learnt from the output.
+    /// The module path, learnt from the output; the cwd's `go.mod`, read when the output ends,
+    /// has the last word.
     module: Option<String>,
     /// The package of the last `# pkg` header, to learn the module path from its first file.
     header: Option<String>,
@@ -77,28 +83,16 @@ struct Panic {
     frame: Option<(String, u32)>,
 }
 
-impl Go {
-    pub(crate) fn new(cwd: &str) -> Self {
-        let module = std::fs::read_to_string(format!("{cwd}/go.mod")).ok().and_then(|text| {
-            text.lines().find_map(|l| l.strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
-        });
-        Go {
-            module,
-            header: None,
-            owner: None,
-            open: Vec::new(),
-            done: Vec::new(),
-            messages: HashMap::new(),
-            panic: None,
-            explained: Vec::new(),
-            verbose: false,
-        }
-    }
-}
-
 impl Recogniser<Found> for Go {
     fn wants(&self) -> Wants {
-        Wants::every()
+        Wants::starts(&["# ", "=== ", "panic: ", "FAIL", "PASS", "exit status ", "ok ", "?", "go: "])
+            .or_unindented(&["--- "])
+            .or_test(names_a_go_file)
+    }
+
+    /// Reading a panic: its goroutines and frames are lines no prefix tells.
+    fn is_open(&self) -> bool {
+        self.panic.is_some()
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
@@ -188,6 +182,7 @@ impl Recogniser<Found> for Go {
     }
 
     fn finish(&mut self, found: &mut Found) {
+        self.module = module_in_go_mod(&found.cwd).or(self.module.take());
         if let Some(panic) = self.panic.take() {
             self.add_panic(panic, found);
         }
@@ -351,6 +346,17 @@ impl Go {
     }
 }
 
+/// A compile error's `file.go:12:` or a test's message `    calc_test.go:7:`.
+fn names_a_go_file(head: &Head<'_>) -> bool {
+    GO_FILE.find(head.bytes).is_some()
+}
+
+/// The module path `go.mod` in `dir` declares.
+fn module_in_go_mod(dir: &str) -> Option<String> {
+    let text = std::fs::read_to_string(format!("{dir}/go.mod")).ok()?;
+    text.lines().find_map(|l| l.strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
+}
+
 fn remember_failed(found: &mut Found, name: &str) {
     if !found.failed_tests.iter().any(|t| t == name) {
         found.failed_tests.push(name.to_string());
@@ -359,7 +365,6 @@ fn remember_failed(found: &mut Found, name: &str) {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
     use buildvise_plugin_api::TestSummary;
 
@@ -400,7 +405,7 @@ FAIL	example.com/demo/panicky	0.008s
 
     #[test]
     fn reads_compile_errors_failed_tests_and_panics() {
-        let result = parse(&[Format::Go], TEST, 2);
+        let result = parse(&["go"], TEST, 2);
         assert_eq!(
             brief(&result),
             [
@@ -433,7 +438,7 @@ FAIL	example.com/shapes/geom	0.007s
 FAIL	example.com/shapes/shapes [build failed]
 FAIL
 ";
-        let result = parse(&[Format::Go], log, 2);
+        let result = parse(&["go"], log, 2);
         assert_eq!(
             brief(&result),
             ["error shapes/area.go:8:13 undefined: factor", "error geom/geom_test.go:7 Perimeter(2, 3) = 5, want 10"]
@@ -449,7 +454,7 @@ FAIL
 vet: cmd/app/main.go:9:14: cannot use \"hello\" (untyped string constant) as int value in variable declaration
 ";
         assert_eq!(
-            brief(&parse(&[Format::Go], log, 2)),
+            brief(&parse(&["go"], log, 2)),
             [
                 "error cmd/app/main.go:9:14 cannot use \"hello\" (untyped string constant) as int value in variable declaration"
             ]

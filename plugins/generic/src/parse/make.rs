@@ -8,7 +8,8 @@
 //! (`false`, a script that exits 1) would otherwise leave a failed run with no diagnostic.
 
 use super::{Found, at};
-use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, Text, Wants};
+use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, Text, Wants};
+use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -27,23 +28,23 @@ static AT_FILE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-#[derive(Default)]
+/// What make says before an error or a warning at a line of a makefile.
+static ERROR_AT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": *** "));
+static WARNING_AT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": warning: "));
+
 pub(crate) struct Make;
 
 impl Recogniser<Found> for Make {
     fn wants(&self) -> Wants {
-        Wants::every()
+        Wants::starts(&["make:", "make[", "gmake:", "gmake["]).or_test(is_at_a_file_line)
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
-        if text.contains("make") && PREFIX.is_match(text) {
+        if PREFIX.is_match(text) {
             let rest = &text[text.find(": ").map_or(0, |i| i + 2)..];
             self.own(rest, number, found);
             return true;
-        }
-        if !(text.contains(": *** ") || text.contains(": warning: ")) {
-            return false;
         }
         let Some(caps) = AT_FILE.captures(text) else { return false };
         let file = &caps["file"];
@@ -59,6 +60,11 @@ impl Recogniser<Found> for Make {
         found.push(at(severity, &message, found.path(file), line, None, number));
         true
     }
+}
+
+/// `Makefile:2: *** …` or `rules.mk:5: warning: …`: what make says about a line of a makefile.
+fn is_at_a_file_line(head: &Head<'_>) -> bool {
+    ERROR_AT.find(head.bytes).is_some() || WARNING_AT.find(head.bytes).is_some()
 }
 
 impl Make {
@@ -123,10 +129,9 @@ fn quoted<'a>(rest: &'a str, prefix: &str) -> Option<&'a str> {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
 
-    const FORMATS: &[Format] = &[Format::Make, Format::Gcc, Format::Fallback];
+    const FORMATS: &[&str] = &["make", "gcc", "fallback"];
 
     #[test]
     fn a_failed_recipe_explained_by_the_compiler_is_not_repeated() {

@@ -1,12 +1,12 @@
-//! Reading `file:line: message` output, one recogniser per format.
+//! Reading `file:line: message` output, one [`Recogniser`] per format, each in a file of its own.
 //!
-//! A parser holds the recognisers of its tool's formats, in order, once per stream (so nothing
-//! depends on how stdout and stderr interleave); each line goes to the first that takes it. Most
-//! of these formats are a line that only a regex tells apart, so their recognisers want every
-//! line. What they find is gathered in [`Found`], shared by both streams, and assembled when the
-//! run ends: failures that only repeat what another line explains (make's `*** [target] Error 1`,
-//! `collect2: error: ld returned 1 exit status`, go's `FAIL pkg [build failed]`) are kept only
-//! when nothing else explains the failure.
+//! [`recognisers`] registers them all, in the order a line is offered to them; a parser keeps
+//! those of the formats its tool reads (a tool defined in a config file: one format), once per
+//! stream, so nothing depends on how stdout and stderr interleave. What they find is gathered in
+//! [`Found`], shared by both streams, and assembled when the run ends: failures that only repeat
+//! what another line explains (make's `*** [target] Error 1`, `collect2: error: ld returned 1
+//! exit status`, go's `FAIL pkg [build failed]`) are kept only when nothing else explains the
+//! failure.
 
 mod fallback;
 mod gcc;
@@ -18,59 +18,68 @@ mod ruff;
 mod shellcheck;
 
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, FormatSpec, Line, LogRange, ParseContext, ParseResult, Parser, Progress, Recognisers,
-    RunEnd, Severity, Stream, TestSummary, clip, relative_to,
+    Diagnostic, DiagnosticSet, FormatSpec, Line, LogRange, ParseContext, ParseResult, Parser, Progress, Recogniser,
+    Recognisers, RunEnd, Severity, Stream, TestSummary, clip, relative_to,
 };
 
 /// Longest headline or note kept, in bytes.
 const MAX_TEXT: usize = 400;
 
-/// The formats this plugin exports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
-    Gcc,
-    Make,
-    Go,
-    Mypy,
-    Ruff,
-    Pyright,
-    Shellcheck,
-    Fallback,
-}
-
-/// `(format, exported name, description)`.
-const FORMATS: &[(Format, &str, &str)] = &[
-    (Format::Gcc, "gcc", "gcc/clang diagnostics and ld errors"),
-    (Format::Make, "make", "GNU make's own errors"),
-    (Format::Go, "go", "go build, vet and test output"),
-    (Format::Mypy, "mypy", "mypy errors and notes"),
-    (Format::Ruff, "ruff", "ruff check findings"),
-    (Format::Pyright, "pyright", "pyright diagnostics"),
-    (Format::Shellcheck, "shellcheck", "shellcheck -f gcc findings"),
-    (Format::Fallback, "fallback", "any file:line[:col]: [severity:] message"),
+/// The formats this plugin exports, `(name, description)`: each is the name its recogniser is
+/// registered with in [`recognisers`].
+const FORMATS: &[(&str, &str)] = &[
+    ("gcc", "gcc/clang diagnostics and ld errors"),
+    ("make", "GNU make's own errors"),
+    ("go", "go build, vet and test output"),
+    ("mypy", "mypy errors and notes"),
+    ("ruff", "ruff check findings"),
+    ("pyright", "pyright diagnostics"),
+    ("shellcheck", "shellcheck -f gcc findings"),
+    ("fallback", "any file:line[:col]: [severity:] message"),
 ];
 
 pub(crate) fn formats() -> Vec<FormatSpec> {
-    FORMATS.iter().map(|(_, name, description)| FormatSpec::new(*name, *description)).collect()
+    FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect()
 }
 
-impl Format {
-    pub(crate) fn named(name: &str) -> Option<Format> {
-        FORMATS.iter().find(|(_, n, _)| *n == name).map(|(f, ..)| *f)
+/// Whether `format` is one this plugin exports.
+pub(crate) fn exports(format: &str) -> bool {
+    FORMATS.iter().any(|(name, _)| *name == format)
+}
+
+/// The recognisers of the formats in `reads`, in the order a line is offered to them: make's
+/// before gcc's, for a makefile's `Makefile:5: warning: …` has gcc's shape too, and the last
+/// resort last.
+fn recognisers(reads: &[&str]) -> Recognisers<Found> {
+    Registration::of(reads)
+        .add_in(&["make"], make::Make)
+        .add_in(&["gcc"], gcc::Gcc::default())
+        .add_in(&["go"], go::Go::default())
+        .add_in(&["mypy"], mypy::Mypy::default())
+        .add_in(&["ruff"], ruff::Ruff::default())
+        .add_in(&["pyright"], pyright::Pyright::default())
+        .add_in(&["shellcheck"], shellcheck::Shellcheck)
+        .add_in(&["fallback"], fallback::Fallback)
+        .recognisers
+}
+
+/// Registers the recognisers of some formats and leaves the others out: a tool reads several
+/// formats, and [`Recognisers::only`] keeps one.
+struct Registration<'a> {
+    reads: &'a [&'a str],
+    recognisers: Recognisers<Found>,
+}
+
+impl<'a> Registration<'a> {
+    fn of(reads: &'a [&'a str]) -> Self {
+        Registration { reads, recognisers: Recognisers::new() }
     }
 
-    /// Adds this format's recogniser to `recognisers`, after those already there.
-    fn add_to(self, recognisers: Recognisers<Found>, cwd: &str) -> Recognisers<Found> {
-        match self {
-            Format::Gcc => recognisers.add(gcc::Gcc::default()),
-            Format::Make => recognisers.add(make::Make),
-            Format::Go => recognisers.add(go::Go::new(cwd)),
-            Format::Mypy => recognisers.add(mypy::Mypy::default()),
-            Format::Ruff => recognisers.add(ruff::Ruff::default()),
-            Format::Pyright => recognisers.add(pyright::Pyright::default()),
-            Format::Shellcheck => recognisers.add(shellcheck::Shellcheck),
-            Format::Fallback => recognisers.add(fallback::Fallback),
+    fn add_in(mut self, formats: &'static [&'static str], recogniser: impl Recogniser<Found> + 'static) -> Self {
+        if formats.iter().any(|format| self.reads.contains(format)) {
+            self.recognisers = self.recognisers.add_in(formats, recogniser);
         }
+        self
     }
 }
 
@@ -139,15 +148,15 @@ fn int(text: Option<regex::Match<'_>>) -> Option<u32> {
 
 pub struct GenericParser {
     /// Stdout's recognisers, then stderr's.
-    lanes: [Recognisers<Found>; 2],
+    streams: [Recognisers<Found>; 2],
     found: Found,
 }
 
 impl GenericParser {
-    pub fn new(context: &ParseContext, formats: &[Format]) -> Self {
-        let lane = || formats.iter().fold(Recognisers::new(), |lane, f| f.add_to(lane, &context.cwd));
+    /// A parser reading `formats`, names from [`FORMATS`].
+    pub fn new(context: &ParseContext, formats: &[&str]) -> Self {
         GenericParser {
-            lanes: [lane(), lane()],
+            streams: [recognisers(formats), recognisers(formats)],
             found: Found {
                 cwd: context.cwd.clone(),
                 dirs: Vec::new(),
@@ -163,11 +172,11 @@ impl GenericParser {
 
 impl Parser for GenericParser {
     fn feed(&mut self, line: Line<'_>) {
-        let lane = match line.stream {
-            Stream::Stderr => &mut self.lanes[1],
-            _ => &mut self.lanes[0],
+        let stream = match line.stream {
+            Stream::Stderr => &mut self.streams[1],
+            _ => &mut self.streams[0],
         };
-        lane.feed(&line, &mut self.found);
+        stream.feed(&line, &mut self.found);
     }
 
     fn progress(&self) -> Progress {
@@ -176,8 +185,8 @@ impl Parser for GenericParser {
     }
 
     fn finish(&mut self, end: &RunEnd) -> ParseResult {
-        for lane in &mut self.lanes {
-            lane.finish(&mut self.found);
+        for stream in &mut self.streams {
+            stream.finish(&mut self.found);
         }
         let found = &mut self.found;
         let failed = end.exit_code != Some(0);
@@ -199,14 +208,14 @@ impl Parser for GenericParser {
 
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{Format, GenericParser};
+    use super::GenericParser;
     use buildvise_plugin_api::testing::parse_log;
     use buildvise_plugin_api::{Diagnostic, ParseContext, ParseResult, Severity};
 
     pub(crate) const CWD: &str = "/home/dev/src/demo";
 
-    /// Parses a combined log with the readers of `formats`.
-    pub(crate) fn parse(formats: &[Format], log: &str, exit_code: i32) -> ParseResult {
+    /// Parses a combined log with the recognisers of `formats`.
+    pub(crate) fn parse(formats: &[&str], log: &str, exit_code: i32) -> ParseResult {
         let parser = GenericParser::new(&ParseContext::new("t", CWD), formats);
         parse_log(Box::new(parser), log.as_bytes(), exit_code)
     }
@@ -234,5 +243,30 @@ pub(crate) mod testing {
             s += &format!(" [{code}]");
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FORMATS, recognisers};
+    use crate::plan;
+
+    #[test]
+    fn every_exported_format_has_its_recogniser_and_every_recogniser_its_format() {
+        let names: Vec<&str> = FORMATS.iter().map(|(name, _)| *name).collect();
+        let mut registered = recognisers(&names).formats();
+        registered.sort_unstable();
+        let mut exported = names.clone();
+        exported.sort_unstable();
+        assert_eq!(registered, exported);
+    }
+
+    #[test]
+    fn every_format_a_tool_reads_is_exported() {
+        for tool in plan::tools(|_| true).into_iter().map(|t| t.name).chain(["unknown".to_string()]) {
+            for format in plan::formats_of(&tool) {
+                assert!(super::exports(format), "{tool} reads {format}");
+            }
+        }
     }
 }

@@ -4,9 +4,13 @@
 //! in 1 file` and `Success: …` lines repeat the count and are not diagnostics.
 
 use super::{Found, add_note, at, int};
-use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, Text, Wants};
+use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, Text, Wants};
+use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
+
+/// What names a Python file: `pkg/core.py:21`, `stubs/x.pyi:3`.
+static PYTHON_FILE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(".py"));
 
 static LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -17,13 +21,13 @@ static LINE: LazyLock<Regex> = LazyLock::new(|| {
 
 #[derive(Default)]
 pub(crate) struct Mypy {
-    /// Whether the last diagnostic added is this reader's error, so a note can join it.
+    /// Whether the last diagnostic added is this recogniser's error, so a note can join it.
     open: bool,
 }
 
 impl Recogniser<Found> for Mypy {
     fn wants(&self) -> Wants {
-        Wants::every()
+        Wants::starts(&["Found ", "Success: ", "mypy: "]).or_test(names_a_python_file)
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
@@ -36,7 +40,7 @@ impl Recogniser<Found> for Mypy {
             self.open = false;
             return true;
         }
-        if !text.contains(".py") || !text.contains(": ") {
+        if !text.contains(": ") {
             return false;
         }
         let Some(caps) = LINE.captures(text) else { return false };
@@ -66,9 +70,13 @@ impl Recogniser<Found> for Mypy {
     }
 }
 
+/// `pkg/core.py:21: …`: a line about a Python file.
+fn names_a_python_file(head: &Head<'_>) -> bool {
+    PYTHON_FILE.find(head.bytes).is_some()
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
 
     /// mypy 2.4.1 (compiled) on a package with type errors and a `reveal_type`.
@@ -84,7 +92,7 @@ Found 4 errors in 1 file (checked 3 source files)
     #[test]
     fn reads_errors_with_their_codes_and_a_note_alone_as_information() {
         assert_eq!(
-            brief(&parse(&[Format::Mypy], LOG, 1)),
+            brief(&parse(&["mypy"], LOG, 1)),
             [
                 "error pkg/core.py:21 Incompatible types in assignment (expression has type \"str\", variable has type \"int\") [assignment]",
                 "error pkg/core.py:22 Argument 1 to \"len\" has incompatible type \"str | None\"; expected \"Sized\" [arg-type]",
@@ -106,7 +114,7 @@ app.py:2: note:     def get(self, str, int, /) -> int
 app.py:2: note:     def [_T] get(self, str, _T, /) -> int | _T
 Found 1 error in 1 file (checked 1 source file)
 ";
-        let result = parse(&[Format::Mypy], log, 1);
+        let result = parse(&["mypy"], log, 1);
         assert_eq!(result.diagnostics.len(), 1);
         assert_eq!(result.diagnostics[0].code.as_deref(), Some("call-overload"));
         assert_eq!(
@@ -123,7 +131,7 @@ bad.py:1: error: Expected a parameter or the end of the parameter list  [syntax]
 Found 1 error in 1 file (errors prevented further checking)
 ";
         assert_eq!(
-            brief(&parse(&[Format::Mypy], log, 2)),
+            brief(&parse(&["mypy"], log, 2)),
             ["error bad.py:1 Expected a parameter or the end of the parameter list [syntax]"]
         );
         // `--show-column-numbers`.
@@ -132,7 +140,7 @@ pkg/core.py:23:13: error: List item 1 has incompatible type \"str\"; expected \"
 pkg/core.py:24:13: note: Revealed type is \"def (xs: list[int]) -> int\"
 ";
         assert_eq!(
-            brief(&parse(&[Format::Mypy], columns, 1)),
+            brief(&parse(&["mypy"], columns, 1)),
             [
                 "error pkg/core.py:23:13 List item 1 has incompatible type \"str\"; expected \"int\" [list-item]",
                 "info pkg/core.py:24:13 Revealed type is \"def (xs: list[int]) -> int\"",

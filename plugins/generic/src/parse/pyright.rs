@@ -4,9 +4,13 @@
 //! info. The closing `4 errors, 0 warnings, 1 information` line is not a diagnostic.
 
 use super::{Found, add_note, at, extend};
-use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
+use buildvise_plugin_api::{Head, Recogniser, Severity, Text, Wants};
+use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
+
+/// In the closing count: `4 errors, 0 warnings, 1 information`, `1 error, …`.
+static ERROR_COUNT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" error"));
 
 static LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^  (?P<file>\S.*):(?P<line>\d+):(?P<col>\d+) - (?P<sev>error|warning|information): (?P<msg>\s*\S.*)$")
@@ -17,13 +21,18 @@ static RULE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r" \((?P<rule>report[
 
 #[derive(Default)]
 pub(crate) struct Pyright {
-    /// The last diagnostic added is this reader's: continuation lines belong to it.
+    /// The last diagnostic added is this recogniser's: continuation lines belong to it.
     open: bool,
 }
 
 impl Recogniser<Found> for Pyright {
     fn wants(&self) -> Wants {
-        Wants::every()
+        Wants::starts(&["  "]).or_test(is_a_file_or_the_count)
+    }
+
+    /// After a diagnostic: the next line that does not continue it ends it.
+    fn is_open(&self) -> bool {
+        self.open
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
@@ -63,6 +72,12 @@ impl Recogniser<Found> for Pyright {
     }
 }
 
+/// `/abs/pkg/core.py`, a file's name alone before its diagnostics, or the closing `4 errors, 0
+/// warnings, 1 information`.
+fn is_a_file_or_the_count(head: &Head<'_>) -> bool {
+    head.bytes.ends_with(b".py") || head.bytes.ends_with(b".pyi") || ERROR_COUNT.find(head.bytes).is_some()
+}
+
 /// `message (reportX)` → (`message`, `reportX`).
 fn split_rule(text: &str) -> (&str, Option<&str>) {
     match RULE.captures(text) {
@@ -76,7 +91,6 @@ fn split_rule(text: &str) -> (&str, Option<&str>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
 
     /// pyright 1.1.414 (npm), run in /home/dev/src/demo.
@@ -99,7 +113,7 @@ mod tests {
 
     #[test]
     fn reads_diagnostics_their_rules_and_continuations() {
-        let result = parse(&[Format::Pyright], LOG, 1);
+        let result = parse(&["pyright"], LOG, 1);
         assert_eq!(
             brief(&result),
             [

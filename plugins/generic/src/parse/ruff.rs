@@ -34,6 +34,7 @@ pub(crate) struct Ruff {
 }
 
 impl Recogniser<Found> for Ruff {
+    /// Every line: a headline starts with any rule code or kind, and the concise form with a path.
     fn wants(&self) -> Wants {
         Wants::every()
     }
@@ -94,7 +95,6 @@ impl Recogniser<Found> for Ruff {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
 
     /// ruff 0.17.6, `ruff check .` (the default, full output).
@@ -162,7 +162,7 @@ Found 4 errors.
 
     #[test]
     fn reads_the_full_form() {
-        let result = parse(&[Format::Ruff], FULL, 1);
+        let result = parse(&["ruff"], FULL, 1);
         assert_eq!(
             brief(&result),
             [
@@ -184,7 +184,7 @@ Found 2 errors.
 1 unsafe fix available with `--fix --unsafe-fixes`.
 ";
         assert_eq!(
-            brief(&parse(&[Format::Ruff], log, 1)),
+            brief(&parse(&["ruff"], log, 1)),
             [
                 "error pkg/util.py:2:5 Local variable `l` is assigned to but never used [F841]",
                 "error pkg/core.py:1:8 `os` imported but unused [F401]",
@@ -206,7 +206,7 @@ invalid-syntax: Expected a parameter or the end of the parameter list
 Found 1 error.
 ";
         assert_eq!(
-            brief(&parse(&[Format::Ruff], log, 1)),
+            brief(&parse(&["ruff"], log, 1)),
             ["error bad.py:1:7 Expected a parameter or the end of the parameter list [invalid-syntax]"]
         );
     }

@@ -3,7 +3,7 @@
 //! on them by default and each is a finding the user asked for.
 
 use super::{Found, at};
-use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
+use buildvise_plugin_api::{Head, Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -16,12 +16,12 @@ pub(crate) struct Shellcheck;
 
 impl Recogniser<Found> for Shellcheck {
     fn wants(&self) -> Wants {
-        Wants::every()
+        Wants::test(ends_with_a_code)
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
-        if !text.ends_with(']') || !text.contains("[SC") {
+        if !text.contains("[SC") {
             return false;
         }
         let Some(caps) = LINE.captures(text) else { return false };
@@ -33,9 +33,13 @@ impl Recogniser<Found> for Shellcheck {
     }
 }
 
+/// A finding ends with its code: `… [SC2164]`.
+fn ends_with_a_code(head: &Head<'_>) -> bool {
+    head.bytes.ends_with(b"]")
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::parse::Format;
     use crate::parse::testing::{brief, parse};
 
     #[test]
@@ -48,7 +52,7 @@ deploy.sh:4:7: note: Use $(...) notation instead of legacy backticks `...`. [SC2
 deploy.sh:8:9: warning: In POSIX sh, == in place of = is undefined. [SC3014]
 ";
         assert_eq!(
-            brief(&parse(&[Format::Shellcheck], log, 1)),
+            brief(&parse(&["shellcheck"], log, 1)),
             [
                 "warning deploy.sh:3:1 Use 'cd ... || exit' or 'cd ... || return' in case cd fails. [SC2164]",
                 "warning deploy.sh:3:4 Double quote to prevent globbing and word splitting. [SC2086]",
