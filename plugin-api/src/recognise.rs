@@ -66,28 +66,33 @@ impl<'a> Head<'a> {
     }
 }
 
-/// `bytes` without the whitespace `str::trim_start` removes, up to a byte that is not UTF-8.
+/// `bytes` without the whitespace `str::trim_start` removes.
 fn unindent(bytes: &[u8]) -> &[u8] {
-    // Most lines start with a letter, a digit or punctuation.
-    if bytes.first().is_none_or(u8::is_ascii_graphic) {
-        return bytes;
-    }
-    let ascii_space = |b: &u8| matches!(b, b' ' | b'\t'..=b'\r');
     let mut rest = bytes;
     loop {
-        let indent = rest.iter().position(|b| !ascii_space(b)).unwrap_or(rest.len());
-        rest = &rest[indent..];
-        // Whitespace beyond ASCII (U+0085, U+00A0, U+1680, U+2000 to U+205F, U+3000) is rare:
-        // decoded only for a character whose lead byte may start one, two or three bytes long.
-        let width = match rest.first() {
-            Some(0xc2) => 2,
-            Some(0xe1..=0xe3) => 3,
-            _ => return rest,
+        let width = match rest {
+            [b' ' | b'\t'..=b'\r', ..] => 1,
+            [..] => wide_space_len(rest),
         };
-        match rest.get(..width).and_then(|c| std::str::from_utf8(c).ok()) {
-            Some(c) if c.starts_with(char::is_whitespace) => rest = &rest[width..],
-            _ => return rest,
+        if width == 0 {
+            return rest;
         }
+        rest = &rest[width..];
+    }
+}
+
+/// The length of the whitespace character beyond ASCII that `bytes` starts with (U+0085, U+00A0,
+/// U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, as UTF-8), or 0. Told by
+/// their bytes: decoding the first character of every indented line that starts with `✓` or `●`
+/// cost more than the rest of its dispatch.
+fn wide_space_len(bytes: &[u8]) -> usize {
+    match bytes {
+        [0xc2, 0x85 | 0xa0, ..] => 2,
+        [0xe1, 0x9a, 0x80, ..]
+        | [0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf, ..]
+        | [0xe2, 0x81, 0x9f, ..]
+        | [0xe3, 0x80, 0x80, ..] => 3,
+        _ => 0,
     }
 }
 
@@ -455,7 +460,9 @@ mod tests {
 
     #[test]
     fn indentation_is_what_trim_start_takes_off() {
-        for text in ["\t b", "\u{a0}b", " \u{3000}\u{2009}b", "\u{b}b"] {
+        let wide: String = (0..=0x3000u32).filter_map(char::from_u32).filter(|c| c.is_whitespace()).collect();
+        assert_eq!(Head::new(&Line::new(Stream::Stdout, 1, format!("{wide}x").as_bytes())).unindented, b"x");
+        for text in ["\t b", "\u{a0}b", " \u{3000}\u{2009}b", "\u{b}b", "\u{2008}\u{200b}"] {
             let line = Line::new(Stream::Stdout, 1, text.as_bytes());
             assert_eq!(Head::new(&line).unindented, text.trim_start().as_bytes(), "{text:?}");
         }
