@@ -38,6 +38,7 @@ impl<T: Copy> PrefixSet<T> {
     }
 
     /// The value of the first prefix (in the order they were inserted) `bytes` starts with.
+    #[inline]
     pub fn first_match(&self, bytes: &[u8]) -> Option<T> {
         self.matches(bytes).next()
     }
@@ -51,6 +52,7 @@ impl<T: Copy> PrefixSet<T> {
 /// `bytes.starts_with(prefix)`, compared a byte at a time: prefixes are a few bytes, and the call
 /// to `memcmp` that `starts_with` makes of a slice of unknown length cost more than comparing them
 /// (the dispatch bench).
+#[inline]
 fn starts_with(bytes: &[u8], prefix: &[u8]) -> bool {
     bytes.len() >= prefix.len() && bytes.iter().zip(prefix).all(|(b, p)| b == p)
 }

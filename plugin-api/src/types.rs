@@ -337,11 +337,13 @@ pub struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
+    #[inline]
     pub fn new(stream: Stream, number: u64, bytes: &'a [u8]) -> Self {
         Line { stream, number, bytes }
     }
 
     /// The text, with invalid UTF-8 replaced; borrowed when the line is valid UTF-8.
+    #[inline]
     pub fn text(&self) -> std::borrow::Cow<'a, str> {
         // `from_utf8` first: it checks ASCII a word at a time, where `from_utf8_lossy` walks
         // every byte of a valid line as it looks for the first invalid one.
