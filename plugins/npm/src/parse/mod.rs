@@ -124,7 +124,7 @@ impl Parser for NpmParser {
         if self.reads_npm && self.npm_line(&line, &head, prev_blank) {
             return;
         }
-        self.recognisers.feed(&line, &mut self.sink);
+        self.recognisers.feed_head(&head, &mut self.sink);
     }
 
     fn finish(&mut self, end: &RunEnd) -> ParseResult {
