@@ -98,7 +98,7 @@ impl Recogniser<Found> for Crashes {
                 Take::End => self.end_stack(&found.cwd),
             }
         }
-        if super::is_skipped(trimmed) {
+        if super::is_skipped(trimmed.as_bytes()) {
             return false;
         }
         if self.awaiting_test {

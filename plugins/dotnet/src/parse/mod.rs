@@ -24,8 +24,8 @@ pub mod summary;
 pub mod text;
 
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, Line, ParseContext, ParseResult, Parser, Recognisers, RunEnd, Severity, TestSummary,
-    clip,
+    Diagnostic, DiagnosticSet, Head, Line, ParseContext, ParseResult, Parser, Recognisers, RunEnd, Severity,
+    TestSummary, clip,
 };
 use failure::Failure;
 use std::collections::HashSet;
@@ -116,9 +116,10 @@ impl Found {
     }
 }
 
-/// Blank, or a CI command (`##[group]`): a line that ends nothing and means nothing.
-fn is_skipped(trimmed: &str) -> bool {
-    trimmed.is_empty() || trimmed.starts_with("##[")
+/// Blank, or a CI command (`##[group]`): a line that ends nothing and means nothing. `line` is
+/// without its indentation (or its surrounding whitespace).
+fn is_skipped(line: &[u8]) -> bool {
+    line.is_empty() || line.starts_with(b"##[")
 }
 
 pub struct DotnetParser {
@@ -200,7 +201,8 @@ impl Parser for DotnetParser {
         // CI logs put a timestamp before every line; no recogniser wants it.
         let bytes = &line.bytes[ci_timestamp_len(line.bytes)..];
         let line = Line::new(line.stream, line.number, bytes);
-        if !self.recognisers.feed(&line, &mut self.found) && !is_skipped(line.text().trim()) {
+        let head = Head::new(&line);
+        if !self.recognisers.feed_head(&head, &mut self.found) && !is_skipped(head.unindented) {
             self.found.last = None;
         }
     }

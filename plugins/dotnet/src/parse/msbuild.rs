@@ -115,7 +115,7 @@ impl Recogniser<Found> for BuildLines {
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, trimmed, number) = (line.text, line.trimmed, line.number);
-        if super::is_skipped(trimmed) {
+        if super::is_skipped(trimmed.as_bytes()) {
             return false;
         }
         // Which projects failed to build counts towards `vstest`'s summary too.

@@ -247,7 +247,7 @@ impl Recogniser<Found> for Summaries {
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
-        if super::is_skipped(line.trimmed) || !self.read(line.trimmed) {
+        if super::is_skipped(line.trimmed.as_bytes()) || !self.read(line.trimmed) {
             return false;
         }
         found.last = None;
