@@ -8,7 +8,6 @@ use super::status::{TARGET_VERBS, is_status_line};
 use super::text::{MAX_MESSAGE, clip};
 use buildvise_plugin_api::{Recogniser, TestSummary, Text, Wants};
 use memchr::memmem::FinderRev;
-use regex::Regex;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
@@ -16,10 +15,6 @@ use std::sync::LazyLock;
 /// A searcher built once: `str::rsplit_once` builds one per call, which costs more than the
 /// search on every `test …` line.
 static VERDICT_MARK: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(" ... "));
-
-/// The counts of a `test result:` line.
-static RESULT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(\d+) passed; (\d+) failed; (\d+) ignored").expect("valid regex"));
 
 /// rustdoc ends this message without a newline under --nocapture, so a verdict can follow it
 /// on the same line.
@@ -330,14 +325,39 @@ fn names_a_test(name: &str) -> bool {
 /// `N passed; N failed; N ignored`, the first place it appears; a count too big for a number
 /// reads as 0.
 fn result_counts(text: &str) -> Option<[u64; 3]> {
-    let c = RESULT.captures(text)?;
-    let n = |i: usize| c[i].parse::<u64>().unwrap_or(0);
-    Some([n(1), n(2), n(3)])
+    text.match_indices(" passed; ").find_map(|(at, mark)| {
+        let before = &text[..at];
+        let passed = &before[before.trim_end_matches(|c: char| c.is_ascii_digit()).len()..];
+        let (failed, rest) = leading_number(&text[at + mark.len()..])?;
+        let (ignored, rest) = leading_number(rest.strip_prefix(" failed; ")?)?;
+        rest.starts_with(" ignored").then_some(())?;
+        Some([count(passed)?, failed, ignored])
+    })
+}
+
+/// The digits `text` starts with, as a count, and what follows them.
+fn leading_number(text: &str) -> Option<(u64, &str)> {
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    Some((count(&text[..digits])?, &text[digits..]))
+}
+
+/// A run of digits as a count: None when there are none, 0 when too big.
+fn count(digits: &str) -> Option<u64> {
+    (!digits.is_empty()).then(|| digits.parse().unwrap_or(0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_counts_are_the_first_full_triple() {
+        let line = "test result: FAILED. 12 passed; 3 failed; 1 ignored; 0 measured; 0 filtered out";
+        assert_eq!(result_counts(line), Some([12, 3, 1]));
+        assert_eq!(result_counts("x passed; 1 failed; 2 ignored, then 4 passed; 5 failed; 6 ignored"), Some([4, 5, 6]));
+        assert_eq!(result_counts("1 passed; 2 failed"), None);
+        assert_eq!(result_counts("99999999999999999999 passed; 0 failed; 0 ignored"), Some([0, 0, 0]));
+    }
 
     fn feed(run: &mut TestRun, text: &str) {
         for (i, line) in text.lines().enumerate() {
