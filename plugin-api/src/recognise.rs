@@ -94,6 +94,15 @@ fn unindent(bytes: &[u8]) -> &[u8] {
     }
 }
 
+/// `text` without the whitespace it ends with, as `str::trim_end`.
+#[inline]
+fn trim_end(text: &str) -> &str {
+    match text.as_bytes().last() {
+        Some(&last) if last > b' ' && last < 0x80 => text,
+        _ => text.trim_end(),
+    }
+}
+
 /// The length of the whitespace character beyond ASCII that `bytes` starts with (U+0085, U+00A0,
 /// U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, as UTF-8), or 0. Told by
 /// their bytes: decoding the first character of every indented line that starts with `✓` or `●`
@@ -127,8 +136,11 @@ pub struct Text<'a> {
 impl<'a> Text<'a> {
     #[inline]
     pub fn new(text: &'a str, stream: Stream, number: u64) -> Self {
-        let unindented = text.trim_start();
-        Text { text, unindented, trimmed: unindented.trim_end(), stream, number }
+        // `unindent` removes whole whitespace characters, so what it leaves starts on a character
+        // boundary; it and `trim_end` below answer most lines from one byte, where `str`'s trims
+        // decode a character at each end.
+        let unindented = &text[text.len() - unindent(text.as_bytes()).len()..];
+        Text { text, unindented, trimmed: trim_end(unindented), stream, number }
     }
 }
 
@@ -496,6 +508,14 @@ mod tests {
         }
         let invalid = Line::new(Stream::Stdout, 1, b" \xe2\x80");
         assert_eq!(Head::new(&invalid).unindented, b"\xe2\x80", "an invalid byte ends the indentation");
+    }
+
+    #[test]
+    fn a_text_is_trimmed_as_str_trims() {
+        for text in ["", " ", "a", " a b ", "\ta\r", "\u{a0}a\u{3000}", "\u{2713} b\u{85}", "a\u{7f}", "\u{e9} "] {
+            let line = Text::new(text, Stream::Stdout, 1);
+            assert_eq!((line.unindented, line.trimmed), (text.trim_start(), text.trim()), "{text:?}");
+        }
     }
 
     #[test]
