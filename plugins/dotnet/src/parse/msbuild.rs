@@ -153,9 +153,7 @@ impl Recogniser<Found> for BuildLines {
 /// related location, a project's failure.
 fn may_be_build_line(head: &Head<'_>) -> bool {
     let trimmed = head.unindented.trim_ascii_end();
-    might_be_diagnostic(trimmed)
-        || ends_like_related_location(trimmed)
-        || memchr::memchr_iter(b'f', head.bytes).any(|at| failed_with_at(head.bytes, at))
+    might_be_diagnostic(trimmed) || ends_like_related_location(trimmed) || says_failed_with(head.bytes)
 }
 
 /// Roslyn's `(Location of the symbol related to previous error)` lines.
@@ -331,9 +329,9 @@ fn split_help_link(message: &str) -> (&str, Option<&str>) {
 /// whose tests failed (`  Lib.Tests test failed with …`) and MTP's assembly lines (paths) are not
 /// build failures.
 pub fn terminal_logger_failed_project(line: &str) -> Option<&str> {
-    // Every indented line comes here: one search rules out most before they are split in words.
+    // Every indented line comes here: a look at its first words rules out most before it is split.
     let bytes = line.as_bytes();
-    if !memchr::memchr_iter(b'f', bytes).any(|at| failed_with_at(bytes, at)) {
+    if !says_failed_with(bytes) {
         return None;
     }
     let mut words = line[2..].splitn(5, ' ');
@@ -348,14 +346,12 @@ pub fn indented_as_project(line: &[u8]) -> bool {
     line.starts_with(b"  ") && line.get(2) != Some(&b' ')
 }
 
-/// True when `failed with` starts at `at` in `line` where the Terminal Logger's per-project line
-/// has it: after two blanks and one or two words.
-pub fn failed_with_at(line: &[u8], at: usize) -> bool {
+/// True when `line` has `failed with` where the Terminal Logger's per-project line has it:
+/// indented by two blanks, after one or two words. Only the first two blanks after the
+/// indentation are looked at, not every `f` of the line.
+pub fn says_failed_with(line: &[u8]) -> bool {
     indented_as_project(line)
-        && line[at..].starts_with(b"failed with")
-        && at > 2
-        && line[at - 1] == b' '
-        && line[2..at].iter().filter(|&&b| b == b' ').count() <= 2
+        && memchr::memchr_iter(b' ', &line[2..]).take(2).any(|blank| line[2 + blank + 1..].starts_with(b"failed with"))
 }
 
 #[cfg(test)]
@@ -480,10 +476,11 @@ mod tests {
         assert_eq!(terminal_logger_failed_project("  Lib.Tests test failed with 1 error(s) (0.5s)"), None);
         assert_eq!(terminal_logger_failed_project("/r/bin/T.dll (net10.0|x64) failed with 1 error(s)"), None);
         assert_eq!(terminal_logger_failed_project("  Lib  failed with 1 error(s)"), Some("Lib"));
-        let at_failed = |line: &str| failed_with_at(line.as_bytes(), line.find("failed").unwrap());
-        assert!(at_failed("  Lib net8.0 failed with 1 error(s)"));
-        assert!(!at_failed("  Lib net8.0 x failed with 1 error(s)"));
-        assert!(!at_failed("   Lib failed with 1 error(s)"));
-        assert!(!at_failed("  failed with 1 error(s)"));
+        let says = |line: &str| says_failed_with(line.as_bytes());
+        assert!(says("  Lib net8.0 failed with 1 error(s)"));
+        assert!(says("  Lib  failed with 1 error(s)"));
+        assert!(!says("  Lib net8.0 x failed with 1 error(s)"));
+        assert!(!says("   Lib failed with 1 error(s)"));
+        assert!(!says("  failed with 1 error(s)"));
     }
 }
