@@ -83,6 +83,11 @@ pub struct ToolSpec {
     /// saved logs with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
+    /// The shell commands this tool stands for, each as the words it starts with (`cargo test`):
+    /// a client hook hands a command that starts so to this tool, the words after them becoming
+    /// its `args`. Declare one only where the plan runs exactly that command with those args.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<Vec<String>>,
 }
 
 impl ToolSpec {
@@ -95,7 +100,15 @@ impl ToolSpec {
             args_hint: None,
             read_only_with: None,
             unavailable: None,
+            commands: Vec::new(),
         }
+    }
+
+    /// Declares a shell command this tool stands for, by the words it starts with (see
+    /// [`ToolSpec::commands`](Self#structfield.commands)).
+    pub fn runs(mut self, words: &[&str]) -> Self {
+        self.commands.push(words.iter().map(|w| w.to_string()).collect());
+        self
     }
 
     /// Marks the tool as unable to run here, with the sentence that says why and what to do (see

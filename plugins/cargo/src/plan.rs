@@ -20,7 +20,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
     TOOLS
         .iter()
         .map(|(name, verb, description, hint)| {
-            let spec = ToolSpec::new(*name, *description);
+            // The description is the command: what a hook hands to this tool.
+            let spec = ToolSpec::new(*name, *description).runs(&description.split(' ').collect::<Vec<_>>());
             let spec = match hint {
                 Some(hint) => spec.with_args_hint(*hint),
                 None => spec,
@@ -262,6 +263,24 @@ mod tests {
 
     fn request(tool: &str, args: &[&str]) -> PlanRequest {
         PlanRequest::new(tool, args.iter().map(|a| a.to_string()).collect(), "/p", "/p/.artifacts")
+    }
+
+    #[test]
+    fn each_tool_runs_the_command_it_declares_with_the_args_after_it() {
+        for spec in tools() {
+            for words in &spec.commands {
+                let plan = plan(&request(&spec.name, &["-q"])).unwrap();
+                let mut expected: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+                expected.push("-q");
+                assert_eq!(
+                    (plan.program.as_str(), plan.args),
+                    (words[0].as_str(), expected.iter().map(|w| w.to_string()).collect()),
+                    "{}",
+                    spec.name
+                );
+            }
+            assert!(!spec.commands.is_empty(), "{}", spec.name);
+        }
     }
 
     #[test]

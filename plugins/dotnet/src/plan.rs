@@ -25,7 +25,8 @@ pub fn tool_specs() -> Vec<ToolSpec> {
     TOOLS
         .iter()
         .map(|(name, verb, timeout)| {
-            let spec = ToolSpec::new(*name, format!("dotnet {verb}")).with_timeout_secs(*timeout);
+            let spec =
+                ToolSpec::new(*name, format!("dotnet {verb}")).with_timeout_secs(*timeout).runs(&["dotnet", verb]);
             match *verb {
                 "run" => spec.with_args_hint("program args after --"),
                 "format" => spec.mutating().read_only_with(FORMAT_CHECK),

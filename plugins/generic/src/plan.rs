@@ -20,6 +20,13 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
         .iter()
         .map(|(name, program, description, hint)| {
             let spec = ToolSpec::new(*name, *description);
+            // Only where the plan runs the command as typed: `go test` alone tests one package
+            // where go.test's plan tests ./..., and `mypy` alone checks nothing.
+            let spec = match *name {
+                "make" => spec.runs(&["make"]),
+                "python.ruff" => spec.runs(&["ruff", "check"]),
+                _ => spec,
+            };
             let spec = match hint {
                 Some(hint) => spec.with_args_hint(*hint),
                 None => spec,

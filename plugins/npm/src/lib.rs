@@ -33,12 +33,13 @@ impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
         let script_args = Some("script args; npm options before --");
         let tools = vec![
-            tool("npm.build", "npm run build", script_args),
-            tool("npm.test", "npm test", script_args),
-            tool("npm.run", "npm run SCRIPT", Some("SCRIPT, its args; npm options before --")),
+            tool("npm.build", "npm run build", script_args).runs(&["npm", "run", "build"]),
+            tool("npm.test", "npm test", script_args).runs(&["npm", "test"]),
+            tool("npm.run", "npm run SCRIPT", Some("SCRIPT, its args; npm options before --")).runs(&["npm", "run"]),
+            // Not `npx`: it downloads a package it does not find, which npm.exec refuses.
             tool("npm.exec", "npx PROGRAM, installed bins only", Some("PROGRAM ARGS")),
-            tool("npm.install", "npm install", None).mutating(),
-            tool("npm.ci", "npm ci", None).mutating(),
+            tool("npm.install", "npm install", None).mutating().runs(&["npm", "install"]),
+            tool("npm.ci", "npm ci", None).mutating().runs(&["npm", "ci"]),
         ];
         let formats = parse::FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect();
         Manifest::new("npm", env!("CARGO_PKG_VERSION"), tools).with_formats(formats)

@@ -30,7 +30,12 @@ const FORMATS: [(&str, &str); 2] =
 
 impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
-        let run = ToolSpec::new(plan::TOOL, "python -m pytest in the project's venv");
+        // pytest's own command, and the interpreter's: the plan runs the project's venv, which is
+        // what either finds when the venv is active.
+        let run = ToolSpec::new(plan::TOOL, "python -m pytest in the project's venv")
+            .runs(&["pytest"])
+            .runs(&["python", "-m", "pytest"])
+            .runs(&["python3", "-m", "pytest"]);
         let formats = FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect();
         Manifest::new("pytest", env!("CARGO_PKG_VERSION"), vec![run]).with_formats(formats)
     }
