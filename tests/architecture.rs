@@ -31,7 +31,7 @@ const LAYERS: &[(&str, &[Layer])] = &[
             ("tools", &["config", "parse", "plugins"]),
         ],
     ),
-    ("app/src", &[("exec", &["sink", "slots"])]),
+    ("app/src", &[("exec", &["sink", "slots"]), ("rewrite", &["exec"])]),
     ("src", &[("cli", &["mcp"])]),
 ];
 

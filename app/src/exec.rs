@@ -6,7 +6,7 @@
 
 use super::sink::{Progress, RunSink};
 use super::{App, AppError};
-use buildvise_engine::access::Access;
+use buildvise_engine::access::{Access, Place};
 use buildvise_engine::config::{Config, ProjectRetention};
 use buildvise_engine::history;
 use buildvise_engine::outcome::{Finished, RunResult};
@@ -52,23 +52,9 @@ impl App {
         surface: Surface,
         report: &mut dyn FnMut(&Progress),
     ) -> Result<ExecAnswer, AppError> {
-        let place = access.check_cwd(&call.cwd)?;
-        let (config, project_retention) = self.config.for_project(&place.dir, place.root.as_deref())?;
-        let tool = &self.tool(&call.tool, &config)?;
-        if let Some(reason) = &tool.spec.unavailable {
-            return Err(AppError::Unavailable { tool: call.tool.clone(), reason: reason.clone() });
-        }
+        let Allowed { place, config, project_retention, tool, roots } = self.allowed(access, call)?;
+        let tool = &tool;
         let max_lines = call.max_lines.unwrap_or(config.max_lines);
-        let roots: Vec<String> = access.roots().iter().map(|r| r.display().to_string()).collect();
-        if config.refuses(&tool.spec, &call.args) {
-            let flag = tool.spec.read_only_with.clone().unwrap_or_default();
-            return Err(AppError::ReadOnly { tool: call.tool.clone(), flag });
-        }
-        if tool.spec.mutates(&call.args) && !call.confirm && !config.allow_mutating {
-            let plan = plan(tool, call, &place.dir, Path::new("<run artifacts>"), &roots)?;
-            let command = render::shell_words(std::iter::once(&plan.program).chain(&plan.args));
-            return Err(AppError::NeedsConfirm { tool: call.tool.clone(), command });
-        }
 
         let _registered = self.in_flight.register(cancel);
         let queued = &mut |ahead, running| report(&Progress { queued: Some((ahead, running)), ..Progress::default() });
@@ -106,6 +92,34 @@ impl App {
         let finished = Finished { meta, result };
         let rendered = self.answer(&finished, call.detail, max_lines, surface);
         Ok(ExecAnswer { rendered, status: finished.meta.status, exit_code: finished.meta.exit_code })
+    }
+
+    /// Whether `exec` would run `call`, without running it: the place, the tool, the operator's
+    /// settings and the plugin's plan all allow it.
+    pub fn would_run(&self, access: &Access, call: &ExecCall) -> Result<(), AppError> {
+        let Allowed { place, tool, roots, .. } = self.allowed(access, call)?;
+        plan(&tool, call, &place.dir, Path::new("<run artifacts>"), &roots).map(drop)
+    }
+
+    /// The checks before a run: where, which tool, and whether the operator allows this call.
+    fn allowed(&self, access: &Access, call: &ExecCall) -> Result<Allowed, AppError> {
+        let place = access.check_cwd(&call.cwd)?;
+        let (config, project_retention) = self.config.for_project(&place.dir, place.root.as_deref())?;
+        let tool = self.tool(&call.tool, &config)?;
+        if let Some(reason) = &tool.spec.unavailable {
+            return Err(AppError::Unavailable { tool: call.tool.clone(), reason: reason.clone() });
+        }
+        let roots: Vec<String> = access.roots().iter().map(|r| r.display().to_string()).collect();
+        if config.refuses(&tool.spec, &call.args) {
+            let flag = tool.spec.read_only_with.clone().unwrap_or_default();
+            return Err(AppError::ReadOnly { tool: call.tool.clone(), flag });
+        }
+        if tool.spec.mutates(&call.args) && !call.confirm && !config.allow_mutating {
+            let plan = plan(&tool, call, &place.dir, Path::new("<run artifacts>"), &roots)?;
+            let command = render::shell_words(std::iter::once(&plan.program).chain(&plan.args));
+            return Err(AppError::NeedsConfirm { tool: call.tool.clone(), command });
+        }
+        Ok(Allowed { place, config, project_retention, tool, roots })
     }
 
     /// Stores the result, compares it with the previous run of its command, and stores the meta.
@@ -294,6 +308,15 @@ fn plan(
     )
     .with_roots(roots.to_vec());
     tool.plan(&request).map_err(|e| AppError::from_plugin(&call.tool, e))
+}
+
+/// A call the checks let through, with what they found.
+struct Allowed {
+    place: Place,
+    config: Config,
+    project_retention: Option<ProjectRetention>,
+    tool: Tool,
+    roots: Vec<String>,
 }
 
 /// Removes a run that never started.

@@ -9,6 +9,7 @@ mod exec;
 mod history;
 mod log;
 mod parse;
+mod rewrite;
 mod sink;
 mod slots;
 
@@ -17,6 +18,7 @@ pub use exec::{ExecAnswer, ExecCall};
 pub use history::RunsFilter;
 pub use log::LogCall;
 pub use parse::ParseCall;
+pub use rewrite::{HOOK_OFF, Rewrite};
 pub use sink::Progress;
 
 // The engine's values a surface names: a surface depends on this crate alone, so what it may use

@@ -1,0 +1,111 @@
+//! `rewrite`: a command line an agent typed into its shell, with each command a tool stands for
+//! replaced by the `buildvise exec` call that runs it, for a client's hook.
+//!
+//! A hook must never stand in the agent's way: a line is rewritten only when it reads exactly
+//! ([`shell_line`]), and each command in it only when `exec` would run it as it is (the place, the
+//! operator's settings and the plugin's plan all allow it, [`App::would_run`]). Everything else
+//! stays as typed, and a line with nothing to rewrite comes back as None.
+
+use super::App;
+use super::exec::ExecCall;
+use buildvise_engine::access::Access;
+use buildvise_engine::render::{Detail, shell_words};
+use buildvise_engine::shell_line::{self, ShellCommand};
+use buildvise_engine::tools;
+use std::path::Path;
+
+/// The variable that, set to `0` before a command (`BUILDVISE_HOOK=0 cargo test`), keeps the line
+/// as typed.
+pub const HOOK_OFF: &str = "BUILDVISE_HOOK=0";
+
+/// A rewritten line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The line to run instead.
+    pub line: String,
+    /// The tools it runs, in order.
+    pub tools: Vec<String>,
+}
+
+impl App {
+    /// `line`, typed in `cwd`, with each command a tool stands for run through `program exec`
+    /// (`program` being how the shell finds this binary); None when nothing in it is rewritten.
+    pub fn rewrite(&self, access: &Access, line: &str, cwd: &Path, program: &str) -> Option<Rewrite> {
+        let read = shell_line::read(line)?;
+        if read.commands.iter().any(|c| c.assignments.contains(&HOOK_OFF)) {
+            return None;
+        }
+        let last = read.commands.len() - 1;
+        let mut dir = cwd.to_path_buf();
+        let mut out = String::new();
+        let mut tools = Vec::new();
+        for (at, command) in read.commands.iter().enumerate() {
+            let call = self.exec_call(access, command, &dir);
+            if at == last && call.is_none() && read.lines_wanted.is_some() {
+                // The trim belongs to the last command (a shell pipes only it): kept as typed,
+                // so is the line.
+                return None;
+            }
+            match call {
+                Some(call) => {
+                    // The lines the agent cut its output to become the answer's line budget.
+                    let max_lines = read.lines_wanted.filter(|_| at == last).map(|trim| trim.lines());
+                    out.push_str(&exec_line(program, command, &call, max_lines));
+                    tools.push(call.tool);
+                }
+                None => out.push_str(command.text),
+            }
+            if let [cd, to] = command.words.as_slice()
+                && cd == "cd"
+            {
+                // Only a `cd` the next command depends on is followed; after `cd x;` the next
+                // command runs wherever the `cd` left it, which is not known here.
+                dir = match command.then {
+                    Some("&&") => dir.join(to),
+                    _ => return None,
+                };
+            }
+            if let Some(then) = command.then {
+                out.push_str(if then == ";" { "; " } else { " && " });
+            }
+        }
+        (!tools.is_empty()).then_some(Rewrite { line: out, tools })
+    }
+
+    /// The `exec` call a command stands for, when some tool declares it and `exec` would run it.
+    fn exec_call(&self, access: &Access, command: &ShellCommand<'_>, dir: &Path) -> Option<ExecCall> {
+        let place = access.check_cwd(dir).ok()?;
+        let (config, _) = self.config.for_project(&place.dir, place.root.as_deref()).ok()?;
+        let (all, _) = tools::all(&self.registry, &config);
+        // The longest declared command the words start with: `npm run build` before `npm run`.
+        let (tool, prefix) = all
+            .iter()
+            .flat_map(|tool| tool.spec.commands.iter().map(move |prefix| (tool, prefix)))
+            .filter(|(_, prefix)| command.words.starts_with(prefix))
+            .max_by_key(|(_, prefix)| prefix.len())?;
+        let call = ExecCall {
+            tool: tool.spec.name.clone(),
+            args: command.words[prefix.len()..].to_vec(),
+            cwd: place.dir,
+            timeout_secs: None,
+            confirm: false,
+            detail: Detail::Standard,
+            max_lines: None,
+        };
+        self.would_run(access, &call).ok().map(|()| call)
+    }
+}
+
+/// `ASSIGNMENTS program exec TOOL [--max-lines N] -- ARGS`.
+fn exec_line(program: &str, command: &ShellCommand<'_>, call: &ExecCall, max_lines: Option<u32>) -> String {
+    let mut words: Vec<String> = command.assignments.iter().map(|a| a.to_string()).collect();
+    let head = shell_words([&program.to_string(), &"exec".to_string(), &call.tool]);
+    words.push(head);
+    if let Some(n) = max_lines {
+        words.push(format!("--max-lines {n}"));
+    }
+    if !call.args.is_empty() {
+        words.push(format!("-- {}", shell_words(&call.args)));
+    }
+    words.join(" ")
+}
