@@ -15,6 +15,7 @@
 
 mod diff;
 mod exec;
+mod hook;
 mod list;
 mod log;
 mod mcp;
@@ -71,6 +72,8 @@ pub enum Command {
     Serve(serve::Args),
     /// Set up MCP clients.
     Mcp(mcp::Args),
+    /// What an agent client's shell hook runs: a command line in, the line to run out.
+    Hook(hook::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -94,6 +97,7 @@ pub fn main() -> i32 {
         Command::Parse(args) => parse::run(&cli, args),
         Command::Serve(args) => serve::run(&cli, args),
         Command::Mcp(args) => mcp::run(args),
+        Command::Hook(args) => hook::run(&cli, args),
     };
     outcome.unwrap_or_else(|e| {
         eprintln!("buildvise: {}", describe(e.as_ref()));

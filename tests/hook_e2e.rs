@@ -1,0 +1,133 @@
+//! End to end for the client hook: `buildvise hook shell` gets a command line an agent typed,
+//! and the line it prints runs under bash in a fixture project with real cargo: the answer is
+//! buildvise's, the exit code the command's own. Lines it must not touch come back as they were.
+
+mod common;
+
+use common::{Sandbox, cargo_plugin};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// What `hook shell` prints for `line` typed in `dir`.
+fn hooked(sb: &Sandbox, line: &str, dir: &Path) -> String {
+    let mut cmd = sb.command(["hook", "shell", "--cwd", dir.to_str().expect("UTF-8 path")]);
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("buildvise runs");
+    child.stdin.take().expect("stdin").write_all(format!("{line}\n").as_bytes()).expect("write the line");
+    let out = child.wait_with_output().expect("buildvise ends");
+    assert_eq!(out.status.code(), Some(0), "a hook always exits 0");
+    String::from_utf8(out.stdout).expect("UTF-8").trim_end_matches('\n').to_string()
+}
+
+/// Runs `line` with bash in `dir`, in the sandbox's world (the plugins through the environment,
+/// as an installed hook finds them from the user's config).
+fn bash(sb: &Sandbox, line: &str, dir: &Path) -> (Option<i32>, String) {
+    let probe = sb.command(["--version"]);
+    let mut cmd = Command::new("bash");
+    for (key, value) in probe.get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    let out = cmd
+        .args(["-c", line])
+        .current_dir(dir)
+        .env("BUILDVISE_PLUGIN_PATH", cargo_plugin())
+        .output()
+        .expect("bash runs");
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn a_cargo_test_line_runs_through_buildvise_with_the_tests_exit_code() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.cargo_fixture("tests");
+    let line = hooked(&sb, "RUST_BACKTRACE=0 cargo test 2>&1 | tail -15", &dir);
+    let exe = env!("CARGO_BIN_EXE_buildvise");
+    assert_eq!(line, format!("RUST_BACKTRACE=0 {exe} exec cargo.test --max-lines 15"));
+    let (code, answer) = bash(&sb, &line, &dir);
+    // The fixture's two failing tests fail `cargo test` with 101, and buildvise says which.
+    assert_eq!(code, Some(101), "{answer}");
+    assert!(answer.starts_with("FAIL"), "{answer}");
+    assert!(answer.contains("2 failed"), "{answer}");
+}
+
+#[test]
+fn each_command_of_a_chain_that_a_tool_runs_is_rewritten_and_the_rest_kept() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.cargo_fixture("tests");
+    let exe = env!("CARGO_BIN_EXE_buildvise");
+    let work = dir.parent().expect("the work dir");
+    let line = hooked(&sb, "cd tests && cargo build --quiet; echo built", work);
+    assert_eq!(line, format!("cd tests && {exe} exec cargo.build -- --quiet; echo built"));
+    let (code, answer) = bash(&sb, &line, work);
+    assert_eq!(code, Some(0), "{answer}");
+    assert!(answer.starts_with("ok"), "{answer}");
+    assert!(answer.ends_with("built\n"), "{answer}");
+}
+
+#[test]
+fn lines_it_cannot_run_as_typed_come_back_unchanged() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.cargo_fixture("tests");
+    for line in [
+        // Nothing a tool stands for.
+        "ls -la",
+        "git status && git diff",
+        // Read differently by a shell than by its words.
+        "cargo test | grep FAILED",
+        "cargo test > out.txt",
+        "cargo test $FLAGS",
+        // Turned off by the agent.
+        "BUILDVISE_HOOK=0 cargo test",
+        // A call buildvise would refuse: cargo fmt rewrites sources without consent.
+        "cargo fmt",
+        // A trim on a command no tool runs keeps its pipe.
+        "cargo test && echo done | tail -3",
+        // Not a command line at all.
+        "",
+        "\u{0}\u{1}",
+    ] {
+        assert_eq!(hooked(&sb, line, &dir), line, "{line:?}");
+    }
+}
+
+#[test]
+fn a_broken_setup_leaves_the_line_unchanged() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.cargo_fixture("tests");
+    sb.user_config("this is not toml = = =");
+    assert_eq!(hooked(&sb, "cargo test", &dir), "cargo test");
+}
+
+#[test]
+fn each_plugin_takes_the_commands_it_declares() {
+    let plugins = ["cargo", "npm", "pytest", "dotnet", "generic"].map(common::plugin);
+    let sb = Sandbox::new(&plugins);
+    let root = common::root();
+    let exe = env!("CARGO_BIN_EXE_buildvise");
+    let npm = root.join("tests/fixtures/npm/tools");
+    let pytest = root.join("tests/fixtures/pytest/failures");
+    let dotnet = root.join("tests/fixtures/dotnet/tests");
+    for (dir, line, tool_and_args) in [
+        (&npm, "npm test -- --ci", "npm.test -- -- --ci"),
+        (&npm, "npm run build", "npm.build"),
+        (&npm, "npm run lint", "npm.run -- lint"),
+        (&pytest, "python -m pytest -x -q", "pytest.run -- -x -q"),
+        (&pytest, "pytest", "pytest.run"),
+        (&dotnet, "dotnet test --no-build", "dotnet.test -- --no-build"),
+        (&dotnet, "dotnet build", "dotnet.build"),
+    ] {
+        assert_eq!(hooked(&sb, line, dir), format!("{exe} exec {tool_and_args}"), "{line}");
+    }
+    for (dir, line) in [
+        // A script package.json does not have: npm.run's plan refuses it, so the line stays.
+        (&npm, "npm run nonesuch"),
+        // npm ci changes node_modules: the operator has not allowed mutating tools.
+        (&npm, "npm ci"),
+        (&npm, "npx jest"),
+    ] {
+        assert_eq!(hooked(&sb, line, dir), line, "{line}");
+    }
+}
