@@ -3,7 +3,7 @@
 
 use crate::report::{Figure, Report, num};
 use crate::{Setup, mcp, median, run_ok};
-use anyhow::Context;
+use anyhow::{Context, bail};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -12,6 +12,8 @@ const SECTION: &str = "overhead";
 /// Goals (issue 4).
 const MAX_EXEC_OVERHEAD_MS: f64 = 10.0;
 const MAX_SERVER_READY_MS: f64 = 20.0;
+/// Goal for a client hook's decision (issue 33).
+const MAX_HOOK_MS: f64 = 10.0;
 
 /// The fixture crate, relative to the project root.
 const FIXTURE: &str = "tests/fixtures/cargo/tests";
@@ -96,6 +98,38 @@ fn breakdown(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
         SECTION,
         "`exec panicky.sh -- true` − `sh -c true`, median of paired differences",
         num(median_difference(&pairs), "ms"),
+    ));
+    hook_decision(setup, &store, report)
+}
+
+/// What a client hook costs an agent's command: `hook shell` reading a line and printing the
+/// line to run, process start and the cargo plugin's plan included.
+fn hook_decision(setup: &Setup, store: &Path, report: &mut Report) -> anyhow::Result<()> {
+    const LINE: &str = "cargo test 2>&1 | tail -30";
+    let line_file = setup.fresh_dir("hook")?.join("line");
+    std::fs::write(&line_file, format!("{LINE}\n"))?;
+    let hook = || -> anyhow::Result<Command> {
+        let mut c = setup.buildvise(store);
+        c.args(["hook", "shell"]).stdin(std::fs::File::open(&line_file)?);
+        Ok(c)
+    };
+    // Measured only where it decides something: the line comes back rewritten.
+    let printed = run_ok(&mut hook()?, "buildvise hook shell")?;
+    if !String::from_utf8_lossy(&printed.stdout).contains(" exec cargo.test --max-lines 30") {
+        bail!("`hook shell` did not rewrite `{LINE}`: {}", String::from_utf8_lossy(&printed.stdout));
+    }
+    let mut times = Vec::with_capacity(setup.reps);
+    for _ in 0..setup.reps {
+        times.push(time_ms(&mut hook()?, "buildvise hook shell")?);
+    }
+    report.figures.push(Figure::at_most(
+        SECTION,
+        format!("`hook shell` on `{LINE}`, process start included (median of {})", setup.reps),
+        median(&times),
+        MAX_HOOK_MS,
+        "ms",
+        "The hook runs before every command an agent types: past process start, its time is loading \
+         the plugins' manifests and one plugin's plan (engine/src/plugins, app/src/rewrite.rs).",
     ));
     Ok(())
 }
