@@ -131,3 +131,62 @@ fn each_plugin_takes_the_commands_it_declares() {
         assert_eq!(hooked(&sb, line, dir), line, "{line}");
     }
 }
+
+/// Claude Code's `PreToolUse` payload for its Bash tool, as its hooks reference documents it.
+fn claude_payload(command: &str, cwd: &Path, mode: &str) -> String {
+    serde_json::json!({
+        "session_id": "e2e",
+        "transcript_path": cwd.join("transcript.jsonl"),
+        "cwd": cwd,
+        "permission_mode": mode,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "Run the tests"},
+        "tool_use_id": "toolu_e2e",
+    })
+    .to_string()
+}
+
+/// What `hook claude` prints for `payload`, with `home` as the user's home.
+fn claude(sb: &Sandbox, payload: &str, home: &Path, project: &Path) -> String {
+    let mut cmd = sb.command(["hook", "claude"]);
+    cmd.env("HOME", home).env("CLAUDE_PROJECT_DIR", project);
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("buildvise runs");
+    child.stdin.take().expect("stdin").write_all(payload.as_bytes()).expect("write the payload");
+    let out = child.wait_with_output().expect("buildvise ends");
+    assert_eq!(out.status.code(), Some(0), "a hook always exits 0");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn claude_code_gets_the_rewrite_only_for_what_its_user_already_allows() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.cargo_fixture("tests");
+    let home = sb.work().join("home");
+    std::fs::create_dir_all(dir.join(".claude")).expect("settings dir");
+    std::fs::create_dir_all(&home).expect("home");
+    // What "don't ask again" leaves after the user approved `cargo test` once.
+    let settings = r#"{"permissions": {"allow": ["Bash(cargo test:*)"]}}"#;
+    std::fs::write(dir.join(".claude/settings.local.json"), settings).expect("write settings");
+
+    let answer = claude(&sb, &claude_payload("cargo test 2>&1 | tail -20", &dir, "default"), &home, &dir);
+    let answer: serde_json::Value = serde_json::from_str(&answer).expect("a JSON answer");
+    let out = &answer["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "PreToolUse");
+    assert_eq!(out["permissionDecision"], "allow");
+    assert_eq!(out["updatedInput"]["description"], "Run the tests", "the rest of the input is kept");
+    let command = out["updatedInput"]["command"].as_str().expect("the command");
+    let (code, text) = bash(&sb, command, &dir);
+    assert_eq!(code, Some(101), "{text}");
+    assert!(text.starts_with("FAIL") && text.contains("2 failed"), "{text}");
+
+    // A command the user has not allowed, and one no tool runs: Claude Code's own flow.
+    for command in ["cargo build", "ls -la"] {
+        assert_eq!(claude(&sb, &claude_payload(command, &dir, "default"), &home, &dir), "", "{command}");
+    }
+    // A session that bypasses permissions gets the rewrite without an allow rule.
+    let bypass = claude(&sb, &claude_payload("cargo build", &dir, "bypassPermissions"), &home, &dir);
+    assert!(bypass.contains("exec cargo.build"), "{bypass}");
+    // Not a payload at all.
+    assert_eq!(claude(&sb, "{", &home, &dir), "");
+}

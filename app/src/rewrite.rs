@@ -25,6 +25,9 @@ pub struct Rewrite {
     pub line: String,
     /// The tools it runs, in order.
     pub tools: Vec<String>,
+    /// The commands of the line as typed, in order: what a client's permission rules are
+    /// checked against.
+    pub typed: Vec<String>,
 }
 
 impl App {
@@ -69,7 +72,8 @@ impl App {
                 out.push_str(if then == ";" { "; " } else { " && " });
             }
         }
-        (!tools.is_empty()).then_some(Rewrite { line: out, tools })
+        let typed = read.commands.iter().map(|c| c.text.to_string()).collect();
+        (!tools.is_empty()).then_some(Rewrite { line: out, tools, typed })
     }
 
     /// The `exec` call a command stands for, when some tool declares it and `exec` would run it.

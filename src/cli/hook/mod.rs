@@ -1,0 +1,81 @@
+//! `buildvise hook`: what a client's shell hook runs before a command.
+//!
+//! `hook shell` reads the command line from stdin and prints the line to run instead: the same
+//! line with each command a tool stands for run through `buildvise exec`, or the line as it came.
+//! `hook claude` reads Claude Code's `PreToolUse` payload and answers in its form ([`claude`]).
+//! A hook never stands in the agent's way, so nothing here fails: a line it cannot read, a
+//! config it cannot load, a plugin that is missing all leave the line unchanged, and the exit
+//! code is always 0. docs/hooks.md has the rules.
+
+mod claude;
+
+use super::{Cli, app};
+use buildvise_app::{Access, Config, Rewrite};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The most read from stdin: a command an agent types is a line, not a file.
+const MAX_INPUT: u64 = 1 << 20;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    client: Client,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Client {
+    /// Read a shell command line on stdin; print the line to run instead (or the same line).
+    Shell {
+        /// The directory the line runs in (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// Claude Code's PreToolUse hook on Bash: its payload on stdin, its answer on stdout.
+    Claude,
+}
+
+pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
+    let mut input = String::new();
+    // Input that is not text, or too long, is taken as far as it was read.
+    let _ = std::io::stdin().take(MAX_INPUT).read_to_string(&mut input);
+    let answer = match &args.client {
+        Client::Shell { cwd } => {
+            let line = input.strip_suffix('\n').unwrap_or(&input);
+            Some(rewrite(cli, line, cwd.as_deref()).map_or(line.to_string(), |r| r.line))
+        }
+        Client::Claude => claude_answer(cli, &input),
+    };
+    if let Some(answer) = answer {
+        let _ = writeln!(std::io::stdout().lock(), "{answer}");
+    }
+    Ok(0)
+}
+
+/// Claude Code's answer, when the command is rewritten; None runs it as typed.
+fn claude_answer(cli: &Cli, payload: &str) -> Option<String> {
+    let call = claude::Call::read(payload)?;
+    let rewrite = rewrite(cli, &call.command, call.cwd.as_deref().map(Path::new))?;
+    let dir = here(call.cwd.as_deref().map(Path::new))?;
+    // Claude Code names the project's root to its hooks; without it, the command's directory.
+    let project = std::env::var_os("CLAUDE_PROJECT_DIR").map_or(dir, PathBuf::from);
+    let home = std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from);
+    let rules = claude::Rules::load(&project, home.as_deref())?;
+    call.answer(&rewrite.line, &rewrite.typed, &rules)
+}
+
+/// The line rewritten, when there is something to rewrite.
+fn rewrite(cli: &Cli, line: &str, cwd: Option<&Path>) -> Option<Rewrite> {
+    let dir = here(cwd)?;
+    let app = app(cli, Config::load().ok()?, false).ok()?;
+    let program = std::env::current_exe().ok()?;
+    let rewrite = app.rewrite(&Access::anywhere(), line, &dir, &program.to_string_lossy())?;
+    tracing::debug!("hook: {line:?} runs as {:?} ({})", rewrite.line, rewrite.tools.join(", "));
+    Some(rewrite)
+}
+
+/// `dir` made absolute against the current directory (the current directory when None).
+fn here(dir: Option<&Path>) -> Option<PathBuf> {
+    let current = std::env::current_dir().ok()?;
+    Some(dir.map_or(current.clone(), |dir| current.join(dir)))
+}
