@@ -8,8 +8,9 @@
 //! code is always 0. docs/hooks.md has the rules.
 
 mod claude;
+mod install;
 
-use super::{Cli, app};
+use super::{Cli, app, print_text};
 use buildvise_app::{Access, Config, Rewrite};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -33,9 +34,43 @@ enum Client {
     },
     /// Claude Code's PreToolUse hook on Bash: its payload on stdin, its answer on stdout.
     Claude,
+    /// Add the hook to a client's settings (other settings kept, a .bak of the file written).
+    Install {
+        /// Which client's settings.
+        #[arg(long, value_enum, default_value_t = install::Client::Claude)]
+        client: install::Client,
+        /// The project's settings (in the current directory), or the user's.
+        #[arg(long, value_enum, default_value_t = install::Scope::Project)]
+        scope: install::Scope,
+        /// Print the file as it would be, and write nothing.
+        #[arg(long)]
+        show: bool,
+        /// Take the hook out instead.
+        #[arg(long)]
+        uninstall: bool,
+    },
 }
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
+    if let Client::Install { client: install::Client::Claude, scope, show, uninstall } = args.client {
+        let home = std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from);
+        let done = install::install(scope, &std::env::current_dir()?, home.as_deref(), uninstall, show)?;
+        let said = match (show, done.changed, uninstall) {
+            (true, _, _) => done.text,
+            (false, true, false) => format!("wrote {}\n", done.path.display()),
+            (false, true, true) => format!("took the hook out of {}\n", done.path.display()),
+            (false, false, false) => format!("already set up: {}\n", done.path.display()),
+            (false, false, true) => format!("no hook of buildvise in {}\n", done.path.display()),
+        };
+        print_text(&said)?;
+        if done.needs_path {
+            eprintln!(
+                "buildvise: the hook runs `buildvise`, which PATH does not find as this binary; put it on PATH \
+                 (cargo xtask install) or the hook will not run"
+            );
+        }
+        return Ok(0);
+    }
     let mut input = String::new();
     // Input that is not text, or too long, is taken as far as it was read.
     let _ = std::io::stdin().take(MAX_INPUT).read_to_string(&mut input);
@@ -45,6 +80,7 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
             Some(rewrite(cli, line, cwd.as_deref()).map_or(line.to_string(), |r| r.line))
         }
         Client::Claude => claude_answer(cli, &input),
+        Client::Install { .. } => None,
     };
     if let Some(answer) = answer {
         let _ = writeln!(std::io::stdout().lock(), "{answer}");
