@@ -190,3 +190,36 @@ fn claude_code_gets_the_rewrite_only_for_what_its_user_already_allows() {
     // Not a payload at all.
     assert_eq!(claude(&sb, "{", &home, &dir), "");
 }
+
+/// The command lines of `tests/fixtures/hook/lines.tsv`, each as its source shows it, through
+/// every plugin in a project that has a crate, a package.json and a pytest config.
+#[test]
+fn real_agent_command_lines_become_what_the_table_says() {
+    let plugins = ["cargo", "npm", "pytest", "dotnet", "generic"].map(common::plugin);
+    let sb = Sandbox::new(&plugins);
+    let fixtures = common::root().join("tests/fixtures/hook");
+    let project = sb.work().join("project");
+    common::copy_tree(&fixtures.join("project"), &project);
+    let table = std::fs::read_to_string(fixtures.join("lines.tsv")).expect("read lines.tsv");
+    let mut wrong = Vec::new();
+    let mut count = 0;
+    for row in table.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let [source, expected, line] = row.splitn(3, '\t').collect::<Vec<_>>()[..] else {
+            panic!("a row is source, expected and line, tab-separated: {row:?}");
+        };
+        count += 1;
+        let printed = hooked(&sb, line, &project);
+        let tools = if printed == line {
+            "-".to_string()
+        } else {
+            let words: Vec<&str> = printed.split(' ').collect();
+            let after_exec = words.windows(2).filter(|w| w[0] == "exec").map(|w| w[1]);
+            after_exec.collect::<Vec<_>>().join(",")
+        };
+        if tools != expected {
+            wrong.push(format!("{line:?} ({source}): expected {expected}, got {tools}: {printed}"));
+        }
+    }
+    assert!(count >= 35, "the table has {count} rows");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
