@@ -223,3 +223,14 @@ fn real_agent_command_lines_become_what_the_table_says() {
     assert!(count >= 35, "the table has {count} rows");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn a_tool_a_project_defines_takes_its_own_command() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let config = "[tools.\"web.lint\"]\nrun = [\"eslint\", \"src\"]\nformats = []\npatterns = [{ regex = '^(?P<file>\\S+):(?P<line>\\d+) (?P<message>.+)$', severity = \"error\" }]\n\n[tools.\"web.check\"]\nrun = [\"./scripts/check.sh\"]\npatterns = [{ regex = '^(?P<message>x)$', severity = \"error\" }]\n";
+    let dir = sb.project_with_config("web", config);
+    let exe = env!("CARGO_BIN_EXE_buildvise");
+    assert_eq!(hooked(&sb, "eslint src --max-warnings 0", &dir), format!("{exe} exec web.lint -- --max-warnings 0"));
+    // A program named by a path is found beside the config file, not where the line runs.
+    assert_eq!(hooked(&sb, "./scripts/check.sh", &dir), "./scripts/check.sh");
+}

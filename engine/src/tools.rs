@@ -76,6 +76,11 @@ impl Tool {
         if let Some(secs) = def.timeout_secs {
             spec = spec.with_timeout_secs(secs);
         }
+        // The argv typed as it is, when its program is found on PATH as typed: a path is read
+        // against the config file's folder, which a typed line does not know of.
+        if !def.run[0].contains(['/', '\\']) {
+            spec = spec.runs(&def.run.iter().map(String::as_str).collect::<Vec<_>>());
+        }
         Ok(Tool { spec, runner: Runner::Config { def: def.clone(), formats } })
     }
 
