@@ -44,12 +44,16 @@ pub enum SavedError {
 /// Longest tail line kept: the answer clips lines far shorter, and a flood of huge lines must not
 /// grow memory.
 const KEPT_LINE_BYTES: usize = 4096;
+/// Bytes pushed between two looks at the worker's queue (a line counts a byte more than its
+/// length, so that a flood of empty lines is looked at too): a small part of the queue's bound.
+const READY_EVERY_BYTES: usize = 64 * 1024;
 
 /// Parses `log` through `parser` as a run that ended with `end` would have been parsed.
 pub fn parse_saved(parser: RunParser, log: &SavedLog, end: RunEnd, keep_tail: usize) -> Result<Parsed, SavedError> {
     let mut worker = ParseWorker::start(parser);
     let mut number = 0;
     let mut tail: VecDeque<LogLine> = VecDeque::with_capacity(keep_tail.min(1024));
+    let mut unchecked = 0;
     let mut feed = |path: &Path, stream: Stream| -> Result<(), SavedError> {
         let read_error = |source| SavedError::Read { path: path.to_path_buf(), source };
         let file = std::fs::File::open(path).map_err(read_error)?;
@@ -62,13 +66,23 @@ pub fn parse_saved(parser: RunParser, log: &SavedLog, end: RunEnd, keep_tail: us
             }
             number += 1;
             let body = line.strip_suffix(b"\n").unwrap_or(&line);
-            while !worker.ready(Duration::from_millis(100)) {}
+            // A look at the queue every so many lines or bytes: asking at each line read the
+            // clock each time, a fifth of a big log's parse.
+            unchecked += 1 + body.len();
+            if unchecked >= READY_EVERY_BYTES {
+                while !worker.ready(Duration::from_millis(100)) {}
+                unchecked = 0;
+            }
             worker.push(stream, number, body);
             if keep_tail > 0 {
-                if tail.len() == keep_tail {
-                    tail.pop_front();
-                }
-                tail.push_back(LogLine { number, stream, bytes: body[..body.len().min(KEPT_LINE_BYTES)].to_vec() });
+                // The line that leaves the tail lends its buffer to the one that joins it.
+                let mut kept = match tail.len() == keep_tail {
+                    true => tail.pop_front().map(|old| old.bytes).unwrap_or_default(),
+                    false => Vec::new(),
+                };
+                kept.clear();
+                kept.extend_from_slice(&body[..body.len().min(KEPT_LINE_BYTES)]);
+                tail.push_back(LogLine { number, stream, bytes: kept });
             }
         }
     };
