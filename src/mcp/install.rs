@@ -124,7 +124,7 @@ fn stdio_entry(command: &str, typed: bool) -> Value {
 }
 
 /// `buildvise` when the PATH finds this very binary, else this binary's full path.
-fn command_name() -> String {
+pub fn command_name() -> String {
     let exe = std::env::current_exe().ok().and_then(|e| std::fs::canonicalize(e).ok());
     let on_path = std::env::var_os("PATH").is_some_and(|path| {
         std::env::split_paths(&path).any(|dir| std::fs::canonicalize(dir.join(SERVER_NAME)).ok() == exe)

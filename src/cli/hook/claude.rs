@@ -74,7 +74,7 @@ impl Rules {
     /// The rules of the managed, user, project and local settings; None when one of those files
     /// exists but cannot be read as settings: rules not read cannot be honoured.
     pub fn load(project: &Path, home: Option<&Path>) -> Option<Rules> {
-        let mut files: Vec<PathBuf> = managed_settings().into_iter().collect();
+        let mut files = vec![managed_settings()];
         files.extend(home.map(|home| home.join(".claude/settings.json")));
         files.push(project.join(".claude/settings.json"));
         files.push(project.join(".claude/settings.local.json"));
@@ -100,14 +100,14 @@ impl Rules {
 }
 
 /// Where an administrator's managed settings live on this system.
-fn managed_settings() -> Option<PathBuf> {
-    if cfg!(target_os = "macos") {
-        Some(PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"))
+fn managed_settings() -> PathBuf {
+    PathBuf::from(if cfg!(target_os = "macos") {
+        "/Library/Application Support/ClaudeCode/managed-settings.json"
     } else if cfg!(windows) {
-        Some(PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json"))
+        r"C:\Program Files\ClaudeCode\managed-settings.json"
     } else {
-        Some(PathBuf::from("/etc/claude-code/managed-settings.json"))
-    }
+        "/etc/claude-code/managed-settings.json"
+    })
 }
 
 /// Whether a permission rule covers the shell command `command`: `Bash` covers every one,

@@ -134,14 +134,7 @@ fn is_ours(hook: &Value) -> bool {
 /// `buildvise hook claude` when PATH finds this binary, else by its full path: the user's file
 /// stays on this machine.
 fn user_command() -> String {
-    let exe = std::env::current_exe().ok().and_then(|e| std::fs::canonicalize(e).ok());
-    let on_path = std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| std::fs::canonicalize(dir.join("buildvise")).ok() == exe)
-    });
-    match exe {
-        Some(exe) if !on_path => format!("{} hook claude", exe.display()),
-        _ => COMMAND.to_string(),
-    }
+    format!("{} hook claude", crate::mcp::command_name())
 }
 
 /// Writes `text` to `path` through a file beside it, keeping the old file as `.bak` and its

@@ -52,40 +52,53 @@ enum Client {
 }
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
-    if let Client::Install { client: install::Client::Claude, scope, show, uninstall } = args.client {
-        let home = std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from);
-        let done = install::install(scope, &std::env::current_dir()?, home.as_deref(), uninstall, show)?;
-        let said = match (show, done.changed, uninstall) {
-            (true, _, _) => done.text,
-            (false, true, false) => format!("wrote {}\n", done.path.display()),
-            (false, true, true) => format!("took the hook out of {}\n", done.path.display()),
-            (false, false, false) => format!("already set up: {}\n", done.path.display()),
-            (false, false, true) => format!("no hook of buildvise in {}\n", done.path.display()),
-        };
-        print_text(&said)?;
-        if done.needs_path {
-            eprintln!(
-                "buildvise: the hook runs `buildvise`, which PATH does not find as this binary; put it on PATH \
-                 (cargo xtask install) or the hook will not run"
-            );
-        }
-        return Ok(0);
-    }
-    let mut input = String::new();
-    // Input that is not text, or too long, is taken as far as it was read.
-    let _ = std::io::stdin().take(MAX_INPUT).read_to_string(&mut input);
     let answer = match &args.client {
+        Client::Install { client: install::Client::Claude, scope, show, uninstall } => {
+            return install_here(*scope, *show, *uninstall);
+        }
         Client::Shell { cwd } => {
+            let input = stdin();
             let line = input.strip_suffix('\n').unwrap_or(&input);
             Some(rewrite(cli, line, cwd.as_deref()).map_or(line.to_string(), |r| r.line))
         }
-        Client::Claude => claude_answer(cli, &input),
-        Client::Install { .. } => None,
+        Client::Claude => claude_answer(cli, &stdin()),
     };
     if let Some(answer) = answer {
         let _ = writeln!(std::io::stdout().lock(), "{answer}");
     }
     Ok(0)
+}
+
+/// What the client sent: input that is not text, or too long, is taken as far as it was read.
+fn stdin() -> String {
+    let mut input = String::new();
+    let _ = std::io::stdin().take(MAX_INPUT).read_to_string(&mut input);
+    input
+}
+
+/// `hook install`, in the current directory's project or the user's settings.
+fn install_here(scope: install::Scope, show: bool, uninstall: bool) -> anyhow::Result<i32> {
+    let done = install::install(scope, &std::env::current_dir()?, home().as_deref(), uninstall, show)?;
+    let said = match (show, done.changed, uninstall) {
+        (true, _, _) => done.text,
+        (false, true, false) => format!("wrote {}\n", done.path.display()),
+        (false, true, true) => format!("took the hook out of {}\n", done.path.display()),
+        (false, false, false) => format!("already set up: {}\n", done.path.display()),
+        (false, false, true) => format!("no hook of buildvise in {}\n", done.path.display()),
+    };
+    print_text(&said)?;
+    if done.needs_path {
+        eprintln!(
+            "buildvise: the hook runs `buildvise`, which PATH does not find as this binary; put it on PATH \
+             (cargo xtask install) or the hook will not run"
+        );
+    }
+    Ok(0)
+}
+
+/// The user's home directory, where the clients keep their user settings.
+fn home() -> Option<PathBuf> {
+    std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from)
 }
 
 /// Claude Code's answer, when the command is rewritten; None runs it as typed.
@@ -95,8 +108,7 @@ fn claude_answer(cli: &Cli, payload: &str) -> Option<String> {
     let dir = here(call.cwd.as_deref().map(Path::new))?;
     // Claude Code names the project's root to its hooks; without it, the command's directory.
     let project = std::env::var_os("CLAUDE_PROJECT_DIR").map_or(dir, PathBuf::from);
-    let home = std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from);
-    let rules = claude::Rules::load(&project, home.as_deref())?;
+    let rules = claude::Rules::load(&project, home().as_deref())?;
     call.answer(&rewrite.line, &rewrite.typed, &rules)
 }
 
