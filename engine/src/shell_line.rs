@@ -173,6 +173,10 @@ fn trim(tokens: &[Token]) -> Option<Trim> {
         [program, "-n", count] => (*program, *count),
         _ => return None,
     };
+    // Digits only: `tail -n +5` prints from the fifth line on, and u32 would read `+5` as 5.
+    if !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let lines = count.parse::<u32>().ok().filter(|&n| n > 0)?;
     match program {
         "tail" => Some(Trim::Tail(lines)),
@@ -280,6 +284,8 @@ mod tests {
             "cargo test | grep FAIL",
             "cargo test | tail -f",
             "cargo test | tail -0",
+            "cargo test | tail -n +5",
+            "cargo test | head -+5",
             "cargo test 2>&1 | tail -5 | head -2",
             "cargo test 2>&1 && npm test",
             "cargo test &",
