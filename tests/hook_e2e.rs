@@ -81,6 +81,10 @@ fn lines_it_cannot_run_as_typed_come_back_unchanged() {
         "cargo test $FLAGS",
         // `tail -n +5` prints from the fifth line on: no line budget says that.
         "cargo test 2>&1 | tail -n +5",
+        // A directory change the hook cannot follow: the next command would be checked where it
+        // does not run.
+        "pushd src && cargo test",
+        "cd -P src && cargo test",
         // Turned off by the agent.
         "BUILDVISE_HOOK=0 cargo test",
         // A call buildvise would refuse: cargo fmt rewrites sources without consent.

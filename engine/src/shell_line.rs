@@ -30,6 +30,28 @@ pub struct ShellCommand<'a> {
     pub then: Option<&'static str>,
 }
 
+/// Where a command leaves the shell's working directory for the commands after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cd<'a> {
+    /// Not a directory change.
+    Stays,
+    /// `cd DIR`.
+    To(&'a str),
+    /// `cd` alone (home), `cd -`, `cd` with options, `pushd`, `popd`: not known here.
+    Unknown,
+}
+
+impl ShellCommand<'_> {
+    /// Where this command moves the shell, as far as its words tell.
+    pub fn cd(&self) -> Cd<'_> {
+        match self.words.as_slice() {
+            [cd, to] if cd == "cd" && !to.starts_with('-') => Cd::To(to),
+            [first, ..] if matches!(first.as_str(), "cd" | "pushd" | "popd") => Cd::Unknown,
+            _ => Cd::Stays,
+        }
+    }
+}
+
 /// How a line's output was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trim {
@@ -274,6 +296,18 @@ mod tests {
             assert_eq!(read.commands[0].text.split(' ').count(), 2, "{line}");
         }
         assert_eq!(read("cargo test 2>&1").unwrap().lines_wanted, None);
+    }
+
+    #[test]
+    fn tells_where_a_command_moves_the_shell() {
+        let cd = |line: &str, want: Cd<'_>| assert_eq!(read(line).unwrap().commands[0].cd(), want, "{line}");
+        cd("cd crates/core", Cd::To("crates/core"));
+        cd("cd \"my dir\"", Cd::To("my dir"));
+        cd("cargo test", Cd::Stays);
+        cd("echo cd", Cd::Stays);
+        for line in ["cd", "cd -", "cd -P ..", "cd -- x", "cd a b", "pushd crates", "popd"] {
+            cd(line, Cd::Unknown);
+        }
     }
 
     #[test]
