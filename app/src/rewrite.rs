@@ -10,7 +10,7 @@ use super::App;
 use super::exec::ExecCall;
 use buildvise_engine::access::Access;
 use buildvise_engine::render::{Detail, shell_words};
-use buildvise_engine::shell_line::{self, ShellCommand};
+use buildvise_engine::shell_line::{self, Cd, ShellCommand};
 use buildvise_engine::tools;
 use std::path::Path;
 
@@ -58,15 +58,19 @@ impl App {
                 }
                 None => out.push_str(command.text),
             }
-            if let [cd, to] = command.words.as_slice()
-                && cd == "cd"
-            {
+            match command.cd() {
+                Cd::Stays => {}
                 // Only a `cd` the next command depends on is followed; after `cd x;` the next
                 // command runs wherever the `cd` left it, which is not known here.
-                dir = match command.then {
-                    Some("&&") => dir.join(to),
-                    _ => return None,
-                };
+                Cd::To(to) => {
+                    dir = match command.then {
+                        Some("&&") => dir.join(to),
+                        _ => return None,
+                    }
+                }
+                // `cd` alone, `cd -P x`, `pushd x`: the commands after it would be checked where
+                // they do not run.
+                Cd::Unknown => return None,
             }
             if let Some(then) = command.then {
                 out.push_str(if then == ";" { "; " } else { " && " });

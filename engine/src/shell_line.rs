@@ -30,6 +30,28 @@ pub struct ShellCommand<'a> {
     pub then: Option<&'static str>,
 }
 
+/// Where a command leaves the shell's working directory for the commands after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cd<'a> {
+    /// Not a directory change.
+    Stays,
+    /// `cd DIR`.
+    To(&'a str),
+    /// `cd` alone (home), `cd -`, `cd` with options, `pushd`, `popd`: not known here.
+    Unknown,
+}
+
+impl ShellCommand<'_> {
+    /// Where this command moves the shell, as far as its words tell.
+    pub fn cd(&self) -> Cd<'_> {
+        match self.words.as_slice() {
+            [cd, to] if cd == "cd" && !to.starts_with('-') => Cd::To(to),
+            [first, ..] if matches!(first.as_str(), "cd" | "pushd" | "popd") => Cd::Unknown,
+            _ => Cd::Stays,
+        }
+    }
+}
+
 /// How a line's output was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trim {
@@ -173,6 +195,10 @@ fn trim(tokens: &[Token]) -> Option<Trim> {
         [program, "-n", count] => (*program, *count),
         _ => return None,
     };
+    // Digits only: `tail -n +5` prints from the fifth line on, and u32 would read `+5` as 5.
+    if !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let lines = count.parse::<u32>().ok().filter(|&n| n > 0)?;
     match program {
         "tail" => Some(Trim::Tail(lines)),
@@ -273,6 +299,18 @@ mod tests {
     }
 
     #[test]
+    fn tells_where_a_command_moves_the_shell() {
+        let cd = |line: &str, want: Cd<'_>| assert_eq!(read(line).unwrap().commands[0].cd(), want, "{line}");
+        cd("cd crates/core", Cd::To("crates/core"));
+        cd("cd \"my dir\"", Cd::To("my dir"));
+        cd("cargo test", Cd::Stays);
+        cd("echo cd", Cd::Stays);
+        for line in ["cd", "cd -", "cd -P ..", "cd -- x", "cd a b", "pushd crates", "popd"] {
+            cd(line, Cd::Unknown);
+        }
+    }
+
+    #[test]
     fn anything_a_shell_reads_otherwise_is_unreadable() {
         for line in [
             "cargo test > out.txt",
@@ -280,6 +318,8 @@ mod tests {
             "cargo test | grep FAIL",
             "cargo test | tail -f",
             "cargo test | tail -0",
+            "cargo test | tail -n +5",
+            "cargo test | head -+5",
             "cargo test 2>&1 | tail -5 | head -2",
             "cargo test 2>&1 && npm test",
             "cargo test &",
