@@ -111,9 +111,9 @@ fn each_plugin_takes_the_commands_it_declares() {
     let pytest = root.join("tests/fixtures/pytest/failures");
     let dotnet = root.join("tests/fixtures/dotnet/tests");
     for (dir, line, tool_and_args) in [
-        (&npm, "npm test -- --ci", "npm.test -- -- --ci"),
-        (&npm, "npm run build", "npm.build"),
-        (&npm, "npm run lint", "npm.run -- lint"),
+        (&npm, "npm test -- --ci", "npm.test -- --pm=npm -- --ci"),
+        (&npm, "npm run build", "npm.build -- --pm=npm"),
+        (&npm, "npm run lint", "npm.run -- --pm=npm lint"),
         (&pytest, "python -m pytest -x -q", "pytest.run -- -x -q"),
         (&pytest, "pytest", "pytest.run"),
         (&dotnet, "dotnet test --no-build", "dotnet.test -- --no-build"),
