@@ -6,6 +6,15 @@
 //! lines themselves ([`parse`]). Planning ([`plan`]) checks the script against package.json and,
 //! for a lone jest or vitest command, asks for a JSON report as an artifact.
 //!
+//! The project's package manager runs them ([`manager`]): the `packageManager` field of the
+//! nearest package.json that has one, else the nearest lockfile (`pnpm-lock.yaml`, `yarn.lock`,
+//! `bun.lock`/`bun.lockb`, `package-lock.json`), from the call's folder up to the workspace root;
+//! npm when nothing says. A call names one with a first argument `--pm=npm|pnpm|yarn|bun`, which
+//! is refused where the project says otherwise: an argument because the tools and their answers
+//! stay the same whichever manager runs (`npm.test` is `pnpm run test` in a pnpm project), and a
+//! hook's rewrite of `pnpm test` needs the plan to know which manager was typed
+//! ([`manager_plan`] has each manager's commands).
+//!
 //! This crate is not a runner and not an npm client: it spawns nothing, reads only the project's
 //! package.json (and test-runner config, to plan) and the artifacts of a run, and never asks a
 //! registry anything.

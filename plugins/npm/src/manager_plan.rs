@@ -73,7 +73,7 @@ pub fn plan(
 /// The script's arguments. A named manager is a command line as typed (a hook's rewrite), so its
 /// arguments pass as they are; otherwise the call follows the tools' contract, where arguments
 /// after a first `--` are the script's and none before it are allowed.
-fn script_args<'a>(choice: Choice, rest: &'a [String], test: bool) -> Result<&'a [String], String> {
+fn script_args(choice: Choice, rest: &[String], test: bool) -> Result<&[String], String> {
     let program = choice.manager.program();
     let rest = match (choice.named, rest.iter().position(|a| a == "--")) {
         (false, Some(0)) => &rest[1..],
