@@ -123,9 +123,9 @@ fn each_plugin_takes_the_commands_it_declares() {
     let pytest = root.join("tests/fixtures/pytest/failures");
     let dotnet = root.join("tests/fixtures/dotnet/tests");
     for (dir, line, tool_and_args) in [
-        (&npm, "npm test -- --ci", "npm.test -- -- --ci"),
-        (&npm, "npm run build", "npm.build"),
-        (&npm, "npm run lint", "npm.run -- lint"),
+        (&npm, "npm test -- --ci", "npm.test -- --pm=npm -- --ci"),
+        (&npm, "npm run build", "npm.build -- --pm=npm"),
+        (&npm, "npm run lint", "npm.run -- --pm=npm lint"),
         (&pytest, "python -m pytest -x -q", "pytest.run -- -x -q"),
         (&pytest, "pytest", "pytest.run"),
         (&dotnet, "dotnet test --no-build", "dotnet.test -- --no-build"),
@@ -142,6 +142,45 @@ fn each_plugin_takes_the_commands_it_declares() {
     ] {
         assert_eq!(hooked(&sb, line, dir), line, "{line}");
     }
+}
+
+/// A line names its manager, and runs through buildvise only in a project that manager runs: the
+/// rewrite never swaps pnpm for npm or the other way round.
+#[test]
+fn a_managers_line_is_rewritten_only_where_that_manager_runs_the_project() {
+    let plugins = [common::plugin("npm")];
+    let sb = Sandbox::new(&plugins);
+    let exe = env!("CARGO_BIN_EXE_buildvise");
+    let project = sb.work().join("project");
+    common::copy_tree(&common::root().join("tests/fixtures/hook/project"), &project);
+    std::fs::remove_file(project.join("package-lock.json")).expect("no npm lockfile");
+    std::fs::write(project.join("pnpm-lock.yaml"), "lockfileVersion: '9.0'\n").expect("pnpm's lockfile");
+    for (line, tool_and_args) in [
+        ("pnpm test", "npm.test -- --pm=pnpm"),
+        ("pnpm run lint --fix", "npm.run -- --pm=pnpm lint --fix"),
+        ("pnpm run build 2>&1 | tail -5", "npm.build --max-lines 5 -- --pm=pnpm"),
+    ] {
+        assert_eq!(hooked(&sb, line, &project), format!("{exe} exec {tool_and_args}"), "{line}");
+    }
+    for line in [
+        // Other managers than the project's.
+        "npm test",
+        "npm run build",
+        "yarn test",
+        "bun run lint",
+        // `pnpm test` reads this option as its own; buildvise would pass it to the script.
+        "pnpm test --reporter=silent",
+        // Not the test script but bun's own test runner.
+        "bun test",
+        // A built-in command could win over a script of the same name.
+        "pnpm lint",
+    ] {
+        assert_eq!(hooked(&sb, line, &project), line, "{line}");
+    }
+    std::fs::remove_file(project.join("pnpm-lock.yaml")).expect("no lockfile");
+    std::fs::write(project.join("yarn.lock"), "__metadata:\n  version: 8\n").expect("berry's lockfile");
+    assert_eq!(hooked(&sb, "yarn test", &project), format!("{exe} exec npm.test -- --pm=yarn"));
+    assert_eq!(hooked(&sb, "pnpm test", &project), "pnpm test");
 }
 
 /// Claude Code's `PreToolUse` payload for its Bash tool, as its hooks reference documents it.

@@ -85,15 +85,20 @@ impl App {
         let place = access.check_cwd(dir).ok()?;
         let (config, _) = self.config.for_project(&place.dir, place.root.as_deref()).ok()?;
         let (all, _) = tools::all(&self.registry, &config);
-        // The longest declared command the words start with: `npm run build` before `npm run`.
-        let (tool, prefix) = all
+        // The longest declared command the words start with: `npm run build` before `npm run`;
+        // some come with arguments of the tool's own (`pnpm test` is `npm.test --pm=pnpm`).
+        let (tool, prefix, own) = all
             .iter()
-            .flat_map(|tool| tool.spec.commands.iter().map(move |prefix| (tool, prefix)))
-            .filter(|(_, prefix)| command.words.starts_with(prefix))
-            .max_by_key(|(_, prefix)| prefix.len())?;
+            .flat_map(|tool| {
+                let plain = tool.spec.commands.iter().map(move |prefix| (tool, prefix, &[][..]));
+                let with = tool.spec.commands_with_args.iter().map(move |c| (tool, &c.words, &c.args[..]));
+                plain.chain(with)
+            })
+            .filter(|(_, prefix, _)| command.words.starts_with(prefix))
+            .max_by_key(|(_, prefix, _)| prefix.len())?;
         let call = ExecCall {
             tool: tool.spec.name.clone(),
-            args: command.words[prefix.len()..].to_vec(),
+            args: own.iter().chain(&command.words[prefix.len()..]).cloned().collect(),
             cwd: place.dir,
             timeout_secs: None,
             confirm: false,

@@ -88,6 +88,24 @@ pub struct ToolSpec {
     /// its `args`. Declare one only where the plan runs exactly that command with those args.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<Vec<String>>,
+    /// Shell commands this tool stands for only with arguments of its own put first: a hook hands
+    /// a command that starts with `words` to this tool with `args` and then the words after them
+    /// (`pnpm test` is `npm.test` with `--pm=pnpm`). Added in 1.x: a host that does not know it
+    /// leaves such commands as typed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands_with_args: Vec<TypedCommand>,
+}
+
+/// A shell command a tool stands for with arguments of its own (see
+/// [`ToolSpec::commands_with_args`](ToolSpec#structfield.commands_with_args)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TypedCommand {
+    /// The words the command starts with (`pnpm test`).
+    pub words: Vec<String>,
+    /// The tool's arguments that stand for them, before the words typed after them.
+    pub args: Vec<String>,
 }
 
 impl ToolSpec {
@@ -101,6 +119,7 @@ impl ToolSpec {
             read_only_with: None,
             unavailable: None,
             commands: Vec::new(),
+            commands_with_args: Vec::new(),
         }
     }
 
@@ -108,6 +127,14 @@ impl ToolSpec {
     /// [`ToolSpec::commands`](Self#structfield.commands)).
     pub fn runs(mut self, words: &[&str]) -> Self {
         self.commands.push(words.iter().map(|w| w.to_string()).collect());
+        self
+    }
+
+    /// Declares a shell command this tool stands for with `args` of its own first (see
+    /// [`ToolSpec::commands_with_args`](Self#structfield.commands_with_args)).
+    pub fn runs_with(mut self, words: &[&str], args: &[&str]) -> Self {
+        let owned = |list: &[&str]| list.iter().map(|w| w.to_string()).collect();
+        self.commands_with_args.push(TypedCommand { words: owned(words), args: owned(args) });
         self
     }
 

@@ -5,6 +5,7 @@
 //! When the script is a single jest or vitest command, the plan asks it for a JSON report in the
 //! artifact directory; the printed output stays the tool's human report.
 
+use crate::manager::{self, Manager};
 use buildvise_plugin_api::{CommandPlan, PlanRequest};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -104,32 +105,36 @@ const SHORTHANDS: &[(&str, &str)] = &[
     ("y", "yes"),
 ];
 
-/// The npm command for one call of `npm.build`, `npm.test`, `npm.run`, `npm.exec`, `npm.install`
-/// or `npm.ci`.
+/// The command for one call of `npm.build`, `npm.test`, `npm.run`, `npm.exec`, `npm.install` or
+/// `npm.ci`: npm's here, another manager's in [`crate::manager_plan`] when the project uses one.
 pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     let manifest = read_manifest(Path::new(&request.cwd))?;
+    let (choice, call_args) = manager::choose(Path::new(&request.cwd), &request.args)?;
+    if choice.manager != Manager::Npm {
+        return crate::manager_plan::plan(request, choice, call_args, &manifest);
+    }
     let mut args: Vec<String> = Vec::new();
     let script = match request.tool.as_str() {
         "npm.install" | "npm.ci" => {
-            check_options(&request.args, request)?;
+            check_options(call_args, request)?;
             let command = request.tool.trim_start_matches("npm.");
             if command == "install" {
-                for spec in request.args.iter().filter(|a| !a.starts_with('-')) {
+                for spec in call_args.iter().filter(|a| !a.starts_with('-')) {
                     check_install_spec(spec, request)?;
                 }
-            } else if let Some(spec) = request.args.iter().find(|a| !a.starts_with('-')) {
+            } else if let Some(spec) = call_args.iter().find(|a| !a.starts_with('-')) {
                 return Err(format!(
                     "`{spec}`: npm ci installs the lockfile and takes no package names; send options only"
                 ));
             }
             args.push(command.into());
-            args.extend(request.args.iter().cloned());
+            args.extend(call_args.iter().cloned());
             return Ok(finish_plan(args, Vec::new()));
         }
-        "npm.exec" => return plan_exec(request),
+        "npm.exec" => return plan_exec(request, call_args),
         "npm.build" => "build".to_string(),
         "npm.test" => "test".to_string(),
-        "npm.run" => match request.args.first() {
+        "npm.run" => match call_args.first() {
             Some(name) if !name.starts_with('-') => name.clone(),
             _ => {
                 return Err(format!(
@@ -138,13 +143,9 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
                 ));
             }
         },
-        other => {
-            return Err(format!(
-                "unknown tool {other}; send npm.build, npm.test, npm.run, npm.exec, npm.install or npm.ci"
-            ));
-        }
+        other => return Err(unknown_tool(other)),
     };
-    let rest = if request.tool == "npm.run" { &request.args[1..] } else { &request.args[..] };
+    let rest = if request.tool == "npm.run" { &call_args[1..] } else { call_args };
     let (npm_options, script_args) = split_args(rest);
     check_options(npm_options, request)?;
 
@@ -158,12 +159,9 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
 
     let mut extra: Vec<String> = script_args.to_vec();
     let mut artifacts = Vec::new();
-    if let Some(runner) = command.and_then(report_runner) {
-        let (flags, file) = runner.report_flags(Path::new(&request.cwd), &request.artifact_dir);
-        if !flags.is_empty() {
-            extra.extend(flags);
-            artifacts.push(file);
-        }
+    if let Some((flags, file)) = report(command, request) {
+        extra.extend(flags);
+        artifacts.push(file);
     }
     if !extra.is_empty() {
         args.push("--".into());
@@ -172,14 +170,25 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     Ok(finish_plan(args, artifacts))
 }
 
+pub(crate) fn unknown_tool(tool: &str) -> String {
+    format!("unknown tool {tool}; send npm.build, npm.test, npm.run, npm.exec, npm.install or npm.ci")
+}
+
+/// The flags that make a lone jest or vitest script write its JSON report, and the report's file.
+pub(crate) fn report(command: Option<&str>, request: &PlanRequest) -> Option<(Vec<String>, String)> {
+    let runner = command.and_then(report_runner)?;
+    let (flags, file) = runner.report_flags(Path::new(&request.cwd), &request.artifact_dir);
+    (!flags.is_empty()).then_some((flags, file))
+}
+
 /// `npm exec --no -- PROGRAM ARGS`: PROGRAM must be a bin the project has installed. npm would
 /// otherwise look it up in the registry and offer to download it (or run a program of the same
 /// name from PATH), so a name not in `node_modules/.bin` is refused here, and `--no` makes npm
 /// refuse to install anyway.
-fn plan_exec(request: &PlanRequest) -> Result<CommandPlan, String> {
-    let (npm_options, command) = match request.args.first() {
-        Some(first) if first.starts_with('-') => split_args(&request.args),
-        _ => (&[][..], &request.args[..]),
+fn plan_exec(request: &PlanRequest, call_args: &[String]) -> Result<CommandPlan, String> {
+    let (npm_options, command) = match call_args.first() {
+        Some(first) if first.starts_with('-') => split_args(call_args),
+        _ => (&[][..], call_args),
     };
     check_options(npm_options, request)?;
     // `--package` names a package to install, `--yes` downloads without asking.
@@ -196,7 +205,18 @@ fn plan_exec(request: &PlanRequest) -> Result<CommandPlan, String> {
             ));
         }
     }
-    let Some(program) = command.first() else {
+    check_program(command.first(), request)?;
+    let mut args = vec!["exec".to_string(), "--no".to_string()];
+    args.extend(npm_options.iter().cloned());
+    args.push("--".into());
+    args.extend(command.iter().cloned());
+    Ok(finish_plan(args, Vec::new()))
+}
+
+/// Checks that `program` is the name of a bin the project has installed, the only kind of program
+/// `npm.exec` runs, whichever manager runs it.
+pub(crate) fn check_program(program: Option<&String>, request: &PlanRequest) -> Result<(), String> {
+    let Some(program) = program else {
         return Err("npm.exec needs the program to run: a bin of the project's dependencies (`tsc`, `eslint`)".into());
     };
     if program.is_empty() || program.starts_with('-') || program.contains(['/', '\\', '@', ':']) {
@@ -211,11 +231,7 @@ fn plan_exec(request: &PlanRequest) -> Result<CommandPlan, String> {
              npm.exec never downloads: install its package with npm.install (or npm.ci if node_modules is missing)"
         ));
     }
-    let mut args = vec!["exec".to_string(), "--no".to_string()];
-    args.extend(npm_options.iter().cloned());
-    args.push("--".into());
-    args.extend(command.iter().cloned());
-    Ok(finish_plan(args, Vec::new()))
+    Ok(())
 }
 
 /// Whether `node_modules/.bin/NAME` is in `cwd` or a folder above it, where npm exec looks (a
@@ -398,7 +414,7 @@ fn starts_with_drive(path: &str) -> bool {
 }
 
 /// What planning needs from package.json.
-struct Manifest {
+pub(crate) struct Manifest {
     /// None when package.json is not valid JSON: npm then reports EJSONPARSE itself, which the
     /// parser turns into a diagnostic, so the plan does not second-guess it.
     scripts: Option<BTreeMap<String, String>>,
@@ -424,7 +440,7 @@ fn read_manifest(cwd: &Path) -> Result<Manifest, String> {
 
 impl Manifest {
     /// The command of `name`, Ok(None) when package.json could not be read as JSON.
-    fn script(&self, name: &str) -> Result<Option<&str>, String> {
+    pub(crate) fn script(&self, name: &str) -> Result<Option<&str>, String> {
         let Some(scripts) = &self.scripts else { return Ok(None) };
         match scripts.get(name) {
             Some(command) => Ok(Some(command)),
@@ -432,7 +448,12 @@ impl Manifest {
         }
     }
 
-    fn script_list(&self) -> String {
+    /// Whether package.json has a script `name` (false when it could not be read).
+    pub(crate) fn has_script(&self, name: &str) -> bool {
+        self.scripts.as_ref().is_some_and(|s| s.contains_key(name))
+    }
+
+    pub(crate) fn script_list(&self) -> String {
         match &self.scripts {
             Some(s) if !s.is_empty() => s.keys().map(String::as_str).collect::<Vec<_>>().join(", "),
             Some(_) => "none".into(),

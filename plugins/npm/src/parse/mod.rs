@@ -6,8 +6,11 @@
 //! where one script's output ends, so they end every other block), then one-line JSON reports,
 //! then Node's own crash reports and process warnings (whatever script ran node), then the
 //! bundlers (webpack, esbuild, Vite, Next.js), Prettier, tsc, ESLint, Jest, Vitest, Mocha and
-//! node:test. Recognisers keep only the block they are reading, never the lines they passed over.
+//! node:test, and last pnpm's, yarn's and bun's own lines (the managers that may run the scripts
+//! instead; last, because their `error ` and `error: ` lines are other tools' words too).
+//! Recognisers keep only the block they are reading, never the lines they passed over.
 
+mod bun;
 mod diff;
 mod esbuild;
 mod eslint;
@@ -20,12 +23,14 @@ mod node_crash;
 mod node_test;
 mod node_warning;
 mod npm;
+mod pnpm;
 mod prettier;
 mod sink;
 mod tsc;
 mod vite;
 mod vitest;
 mod webpack;
+mod yarn;
 
 use buildvise_plugin_api::{Head, Line, ParseContext, ParseResult, Parser, Recognisers, RunEnd, Text};
 use sink::Sink;
@@ -81,7 +86,10 @@ impl NpmParser {
             .add_in(&["jest"], jest::Jest::default())
             .add_in(&["vitest"], vitest::Vitest::default())
             .add_in(&["mocha"], mocha::Mocha::default())
-            .add_in(&["node-test"], node_test::NodeTest::default());
+            .add_in(&["node-test"], node_test::NodeTest::default())
+            .add(pnpm::Pnpm::default())
+            .add(yarn::Yarn::default())
+            .add(bun::Bun::default());
         NpmParser {
             sink: Sink::new(&context.cwd, workspace_globs(&context.cwd)),
             npm: npm::Npm::default(),
@@ -258,3 +266,5 @@ pub mod tests {
 
 #[cfg(test)]
 mod format_tests;
+#[cfg(test)]
+mod manager_tests;
