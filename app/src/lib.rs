@@ -12,6 +12,7 @@ mod parse;
 mod rewrite;
 mod sink;
 mod slots;
+pub mod tokens;
 
 pub use error::AppError;
 pub use exec::{ExecAnswer, ExecCall};
