@@ -31,7 +31,7 @@ const LAYERS: &[(&str, &[Layer])] = &[
             ("tools", &["config", "parse", "plugins"]),
         ],
     ),
-    ("app/src", &[("exec", &["sink", "slots"]), ("rewrite", &["exec"])]),
+    ("app/src", &[("discover", &["tokens"]), ("exec", &["sink", "slots"]), ("rewrite", &["exec"])]),
     ("src", &[("cli", &["mcp"])]),
 ];
 

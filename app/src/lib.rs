@@ -4,6 +4,7 @@
 //! (access), what is allowed and preferred there (config), the work (plugins, the run, the store),
 //! and the answer (render, a pure function of what the work produced).
 
+mod discover;
 mod error;
 mod exec;
 mod history;
@@ -12,7 +13,9 @@ mod parse;
 mod rewrite;
 mod sink;
 mod slots;
+pub mod tokens;
 
+pub use discover::{Client, DiscoverCall, Discovery, Row, Total, Transcripts, since_ms};
 pub use error::AppError;
 pub use exec::{ExecAnswer, ExecCall};
 pub use history::RunsFilter;

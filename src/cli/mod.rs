@@ -14,6 +14,7 @@
 //! | 130 | the run was cancelled (Ctrl-C, SIGTERM, SIGHUP) |
 
 mod diff;
+mod discover;
 mod exec;
 mod hook;
 mod list;
@@ -74,6 +75,8 @@ pub enum Command {
     Mcp(mcp::Args),
     /// What an agent client's shell hook runs: a command line in, the line to run out.
     Hook(hook::Args),
+    /// The commands agents ran without buildvise that it would have run, from their transcripts.
+    Discover(discover::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -98,6 +101,7 @@ pub fn main() -> i32 {
         Command::Serve(args) => serve::run(&cli, args),
         Command::Mcp(args) => mcp::run(args),
         Command::Hook(args) => hook::run(&cli, args),
+        Command::Discover(args) => discover::run(&cli, args),
     };
     outcome.unwrap_or_else(|e| {
         eprintln!("buildvise: {}", describe(e.as_ref()));
