@@ -114,10 +114,18 @@ impl App {
             let flag = tool.spec.read_only_with.clone().unwrap_or_default();
             return Err(AppError::ReadOnly { tool: call.tool.clone(), flag });
         }
-        if tool.spec.mutates(&call.args) && !call.confirm && !config.allow_mutating {
-            let plan = plan(&tool, call, &place.dir, Path::new("<run artifacts>"), &roots)?;
+        // The plan, as it would run, also says whether these arguments make the call mutate.
+        let plan = plan(&tool, call, &place.dir, Path::new("<run artifacts>"), &roots)?;
+        if let Some(why) = &plan.mutates
+            && config.read_only
+        {
+            return Err(AppError::ReadOnlyArgs { tool: call.tool.clone(), why: why.clone() });
+        }
+        let mutates = tool.spec.mutates(&call.args) || plan.mutates.is_some();
+        if mutates && !call.confirm && !config.allow_mutating {
             let command = render::shell_words(std::iter::once(&plan.program).chain(&plan.args));
-            return Err(AppError::NeedsConfirm { tool: call.tool.clone(), command });
+            let what = plan.mutates.unwrap_or_else(|| "changes the workspace".to_string());
+            return Err(AppError::NeedsConfirm { tool: call.tool.clone(), what, command });
         }
         Ok(Allowed { place, config, project_retention, tool, roots })
     }
