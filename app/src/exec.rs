@@ -79,7 +79,8 @@ impl App {
             }
         };
 
-        let RunSink { log, parser, .. } = sink;
+        let RunSink { log, parser, unterminated, .. } = sink;
+        meta.unterminated = unterminated;
         self.record_ending(&run, &mut meta, log, outcome);
         let mut result = RunResult::from_parse(parser.finish(parser_end(outcome.ending, &plan)), meta.exit_code);
         result.fingerprints = history::fingerprints(&call.tool, &result.diagnostics);

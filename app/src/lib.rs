@@ -16,7 +16,7 @@ mod slots;
 pub use error::AppError;
 pub use exec::{ExecAnswer, ExecCall};
 pub use history::RunsFilter;
-pub use log::LogCall;
+pub use log::{LogCall, RawPage};
 pub use parse::ParseCall;
 pub use rewrite::{HOOK_OFF, Rewrite};
 pub use sink::Progress;
