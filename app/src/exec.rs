@@ -40,6 +40,8 @@ pub struct ExecAnswer {
     pub rendered: render::Rendered,
     pub status: RunStatus,
     pub exit_code: Option<i32>,
+    /// The signal that ended the command, when one did.
+    pub signal: Option<i32>,
 }
 
 impl App {
@@ -92,7 +94,12 @@ impl App {
 
         let finished = Finished { meta, result };
         let rendered = self.answer(&finished, call.detail, max_lines, surface);
-        Ok(ExecAnswer { rendered, status: finished.meta.status, exit_code: finished.meta.exit_code })
+        Ok(ExecAnswer {
+            rendered,
+            status: finished.meta.status,
+            exit_code: finished.meta.exit_code,
+            signal: finished.meta.signal,
+        })
     }
 
     /// Whether `exec` would run `call`, without running it: the place, the tool, the operator's
@@ -184,7 +191,10 @@ impl App {
         meta.ended_ms = Some(now_ms());
         (meta.status, meta.exit_code) = match outcome.ending {
             Ending::Exited(code) => (RunStatus::Exited, Some(code)),
-            Ending::Signalled(_) => (RunStatus::Killed, None),
+            Ending::Signalled(signal) => {
+                meta.signal = (signal > 0).then_some(signal);
+                (RunStatus::Killed, None)
+            }
             Ending::TimedOut => (RunStatus::TimedOut, None),
             Ending::Cancelled => (RunStatus::Cancelled, None),
         };

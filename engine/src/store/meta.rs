@@ -57,6 +57,9 @@ pub struct RunMeta {
     /// stores every line with one, and `log --raw` prints these without.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unterminated: Vec<u64>,
+    /// The signal that ended the command, when `status` is `killed` and it is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
 }
 
 /// A finished run's numbers, enough for a listing of runs without reading their results.
@@ -114,6 +117,7 @@ impl RunMeta {
             command: None,
             tally: None,
             unterminated: Vec::new(),
+            signal: None,
         }
     }
 
