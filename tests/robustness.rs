@@ -155,6 +155,40 @@ fn huge_script(exit: u8) -> String {
     )
 }
 
+/// A command a signal ends exits as a shell says so, 128 + N, and the answer names the signal.
+#[test]
+fn a_command_killed_by_a_signal_exits_128_plus_its_number() {
+    let sb = sandbox();
+    let exec = sh(&sb, &[], "echo before; kill -SEGV $$");
+    exec.expect_code(128 + 11);
+    assert!(exec.text().starts_with("KILLED by SIGSEGV · run "), "{exec}");
+    let json = sh(&sb, &["--json"], "kill -TERM $$");
+    json.expect_code(128 + 15);
+    let answer: serde_json::Value = serde_json::from_str(&json.text()).expect("a JSON answer");
+    assert_eq!((answer["status"].as_str(), answer["signal"].as_str()), (Some("killed"), Some("SIGTERM")), "{json}");
+}
+
+/// Output that does not end with `\n`, on either stream, comes back from `log --raw` as printed.
+#[test]
+fn a_last_line_without_a_newline_is_given_back_without_one() {
+    let sb = sandbox();
+    let exec = sh(&sb, &[], "printf 'out\\nlast out'; printf 'err\\nlast err' >&2");
+    exec.expect_code(0);
+    let id = header_id(&exec);
+    let raw = |stream: &str| {
+        let run = sb.run(["log", &id, "--raw", "--stream", stream]);
+        run.expect_code(0);
+        run.stdout
+    };
+    assert_eq!(raw("stdout"), b"out\nlast out");
+    assert_eq!(raw("stderr"), b"err\nlast err");
+    let both = raw("both");
+    assert_eq!(both.len(), "out\nlast outerr\nlast err".len(), "{:?}", String::from_utf8_lossy(&both));
+    // Paging through one line at a time gives the same bytes.
+    let last = sb.run(["log", &id, "--raw", "--stream", "stdout", "--start", "-1", "--count", "1"]);
+    assert_eq!(last.stdout, b"last out");
+}
+
 #[test]
 fn huge_line_and_invalid_utf8_are_stored_byte_for_byte_and_paged() {
     let sb = sandbox();

@@ -88,6 +88,45 @@ fn a_tool_with_a_read_only_flag_needs_no_consent_with_it_and_survives_read_only(
     assert!(dir.join("rechecked").exists(), "read-only refused a call that only looks");
 }
 
+/// Arguments cannot make a call that looks, or only builds, write or run a command of the
+/// caller's: cargo fmt's `--check` where rustfmt does not read it, dotnet properties holding a
+/// command line, targets of the caller's choosing.
+#[test]
+fn arguments_cannot_turn_a_looking_call_into_a_writing_one() {
+    let sb = Sandbox::new(&[cargo_plugin(), plugin("dotnet")]);
+    let krate = sb.cargo_fixture("misformatted");
+    let cwd = krate.to_str().unwrap();
+    let source = |krate: &Path| std::fs::read(krate.join("src/lib.rs")).expect("the crate's source");
+    let before = source(&krate);
+    sb.user_config("read_only = true\n");
+    for args in [&["--", "--", "--check"][..], &["--check", "--", "--"], &["--", "--config-path", "--check"]] {
+        let fmt = sb.run(["exec", "cargo.fmt", "--cwd", cwd, "--"].into_iter().chain(args.iter().copied()));
+        fmt.expect_code(125);
+        assert!(fmt.stderr.contains("right after the verb"), "{args:?}: {fmt}");
+    }
+    assert_eq!(source(&krate), before, "the sources were formatted on a read-only server");
+    let writes = [
+        &["-p:PreBuildEvent=touch pwned"][..],
+        &["/p:Configuration=Release;PostBuildEvent=touch pwned"],
+        &["-p", "RunCommand=sh"],
+        &["-t:Exec"],
+    ];
+    for args in writes {
+        let build =
+            sb.run(["exec", "dotnet.build", "--confirm", "--cwd", cwd, "--"].into_iter().chain(args.iter().copied()));
+        build.expect_code(125);
+        assert!(build.stderr.contains("this server is read-only, so nothing ran"), "{args:?}: {build}");
+    }
+    sb.user_config("");
+    for args in writes {
+        let build = sb.run(["exec", "dotnet.build", "--cwd", cwd, "--"].into_iter().chain(args.iter().copied()));
+        build.expect_code(125);
+        assert!(build.stderr.contains("call again with confirm: true"), "{args:?}: {build}");
+    }
+    assert!(!krate.join("pwned").exists());
+    assert!(runs(&sb).is_empty(), "a refused call stored a run");
+}
+
 #[test]
 fn a_projects_retention_prunes_its_own_runs_only() {
     let sb = Sandbox::new(&[test_plugins()]);

@@ -25,15 +25,17 @@ pub enum AppError {
     #[error("unknown tool {name:?}{suggest}; send a tool name that list shows{why}")]
     UnknownTool { name: String, suggest: String, why: String },
     /// A tool that changes the workspace, called without consent; says exactly what would run.
-    #[error(
-        "{tool} changes the workspace, so nothing ran; to run `{command}`, call again with confirm: true (CLI: --confirm)"
-    )]
-    NeedsConfirm { tool: String, command: String },
+    #[error("{tool} {what}, so nothing ran; to run `{command}`, call again with confirm: true (CLI: --confirm)")]
+    NeedsConfirm { tool: String, what: String, command: String },
     /// A read-only server and a call that would change the workspace.
     #[error(
         "{tool} changes the workspace without {flag} and this server is read-only, so nothing ran; add {flag} to only check"
     )]
     ReadOnly { tool: String, flag: String },
+    /// A read-only server and arguments that make a call change the workspace; the plugin says
+    /// which and how.
+    #[error("{tool}: {why}, and this server is read-only, so nothing ran; send the arguments without it")]
+    ReadOnlyArgs { tool: String, why: String },
     /// The plugin refused the call; its message says what to send instead.
     #[error("{tool}: {message}")]
     Refused { tool: String, message: String },

@@ -40,6 +40,8 @@ pub struct ExecAnswer {
     pub rendered: render::Rendered,
     pub status: RunStatus,
     pub exit_code: Option<i32>,
+    /// The signal that ended the command, when one did.
+    pub signal: Option<i32>,
 }
 
 impl App {
@@ -79,7 +81,8 @@ impl App {
             }
         };
 
-        let RunSink { log, parser, .. } = sink;
+        let RunSink { log, parser, unterminated, .. } = sink;
+        meta.unterminated = unterminated;
         self.record_ending(&run, &mut meta, log, outcome);
         let mut result = RunResult::from_parse(parser.finish(parser_end(outcome.ending, &plan)), meta.exit_code);
         result.fingerprints = history::fingerprints(&call.tool, &result.diagnostics);
@@ -91,7 +94,12 @@ impl App {
 
         let finished = Finished { meta, result };
         let rendered = self.answer(&finished, call.detail, max_lines, surface);
-        Ok(ExecAnswer { rendered, status: finished.meta.status, exit_code: finished.meta.exit_code })
+        Ok(ExecAnswer {
+            rendered,
+            status: finished.meta.status,
+            exit_code: finished.meta.exit_code,
+            signal: finished.meta.signal,
+        })
     }
 
     /// Whether `exec` would run `call`, without running it: the place, the tool, the operator's
@@ -114,10 +122,18 @@ impl App {
             let flag = tool.spec.read_only_with.clone().unwrap_or_default();
             return Err(AppError::ReadOnly { tool: call.tool.clone(), flag });
         }
-        if tool.spec.mutates(&call.args) && !call.confirm && !config.allow_mutating {
-            let plan = plan(&tool, call, &place.dir, Path::new("<run artifacts>"), &roots)?;
+        // The plan, as it would run, also says whether these arguments make the call mutate.
+        let plan = plan(&tool, call, &place.dir, Path::new("<run artifacts>"), &roots)?;
+        if let Some(why) = &plan.mutates
+            && config.read_only
+        {
+            return Err(AppError::ReadOnlyArgs { tool: call.tool.clone(), why: why.clone() });
+        }
+        let mutates = tool.spec.mutates(&call.args) || plan.mutates.is_some();
+        if mutates && !call.confirm && !config.allow_mutating {
             let command = render::shell_words(std::iter::once(&plan.program).chain(&plan.args));
-            return Err(AppError::NeedsConfirm { tool: call.tool.clone(), command });
+            let what = plan.mutates.unwrap_or_else(|| "changes the workspace".to_string());
+            return Err(AppError::NeedsConfirm { tool: call.tool.clone(), what, command });
         }
         Ok(Allowed { place, config, project_retention, tool, roots })
     }
@@ -175,7 +191,10 @@ impl App {
         meta.ended_ms = Some(now_ms());
         (meta.status, meta.exit_code) = match outcome.ending {
             Ending::Exited(code) => (RunStatus::Exited, Some(code)),
-            Ending::Signalled(_) => (RunStatus::Killed, None),
+            Ending::Signalled(signal) => {
+                meta.signal = (signal > 0).then_some(signal);
+                (RunStatus::Killed, None)
+            }
             Ending::TimedOut => (RunStatus::TimedOut, None),
             Ending::Cancelled => (RunStatus::Cancelled, None),
         };

@@ -19,7 +19,7 @@ pub use discover::{Client, DiscoverCall, Discovery, Row, Total, Transcripts, sin
 pub use error::AppError;
 pub use exec::{ExecAnswer, ExecCall};
 pub use history::RunsFilter;
-pub use log::LogCall;
+pub use log::{LogCall, RawPage};
 pub use parse::ParseCall;
 pub use rewrite::{HOOK_OFF, Rewrite};
 pub use sink::Progress;

@@ -31,6 +31,26 @@ pub struct Page {
     pub next: Option<u64>,
 }
 
+/// A page of `log --raw`: the lines as stored, and those the output did not end with `\n`.
+#[derive(Debug)]
+pub struct RawPage {
+    lines: Vec<LogLine>,
+    unterminated: Vec<u64>,
+}
+
+impl RawPage {
+    /// The page's bytes as the command printed them.
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        for line in &self.lines {
+            out.write_all(&line.bytes)?;
+            if !self.unterminated.contains(&line.number) {
+                out.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One `log` call.
 #[derive(Debug, Clone)]
 pub struct LogCall {
@@ -183,17 +203,13 @@ impl App {
         Ok(self.store.list()?.into_iter().filter(|m| access.contains(Path::new(&m.cwd))).collect())
     }
 
-    /// Lines exactly as stored, for `buildvise log --raw`.
-    pub fn raw_lines(
-        &self,
-        run_id: &str,
-        stream: StreamFilter,
-        start: i64,
-        count: u64,
-    ) -> Result<Vec<LogLine>, AppError> {
+    /// Lines exactly as the command printed them, for `buildvise log --raw`.
+    pub fn raw_lines(&self, run_id: &str, stream: StreamFilter, start: i64, count: u64) -> Result<RawPage, AppError> {
         let mut reader = self.store.reader(run_id)?;
         let first = first_index(start, reader.count(stream)?);
-        Ok(reader.page(stream, first, count)?)
+        let lines = reader.page(stream, first, count)?;
+        let unterminated = self.store.read_meta(run_id)?.unterminated;
+        Ok(RawPage { lines, unterminated })
     }
 
     fn rerender(&self, run_id: &str, detail: Detail, max_lines: u32, surface: Surface) -> Result<Rendered, AppError> {

@@ -64,6 +64,8 @@ pub(super) struct RunSink<'a> {
     report: &'a mut dyn FnMut(&Progress),
     /// Where each line of the current block ends, found once for the log and the parser.
     ends: Vec<usize>,
+    /// The lines the output left without `\n` (a stream's last), which `log --raw` prints so.
+    pub unterminated: Vec<u64>,
     last_flush: Instant,
     last_progress: Instant,
 }
@@ -71,7 +73,7 @@ pub(super) struct RunSink<'a> {
 impl<'a> RunSink<'a> {
     pub fn new(log: LogWriter, parser: ParseWorker, report: &'a mut dyn FnMut(&Progress)) -> Self {
         let now = Instant::now();
-        RunSink { log, parser, report, ends: Vec::new(), last_flush: now, last_progress: now }
+        RunSink { log, parser, report, ends: Vec::new(), unterminated: Vec::new(), last_flush: now, last_progress: now }
     }
 
     fn progress(&self) -> Progress {
@@ -102,6 +104,10 @@ impl LineSink for RunSink<'_> {
 
     fn ready(&mut self, wait: Duration) -> bool {
         self.parser.ready(wait)
+    }
+
+    fn unterminated(&mut self, _stream: Stream) {
+        self.unterminated.push(self.log.lines());
     }
 
     fn tick(&mut self) {

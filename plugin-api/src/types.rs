@@ -255,6 +255,13 @@ pub struct CommandPlan {
     /// [`RunEnd::artifacts`]; the others are left out without a word.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<String>,
+    /// Why this call changes the workspace or runs a command its caller wrote, when its
+    /// arguments make it do so although its tool does not ([`ToolSpec::mutates`]): an MSBuild
+    /// property holding a command line, a target of the caller's choosing. The host then treats
+    /// the call as a mutating tool's: refused on a read-only server, run only with consent. Say
+    /// it as what the argument does (``"`-p:PreBuildEvent=…` runs a command"``).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutates: Option<String>,
 }
 
 impl CommandPlan {
@@ -278,6 +285,12 @@ impl CommandPlan {
     /// Adds one file to [`artifacts`](Self::artifacts).
     pub fn with_artifact(mut self, path: impl Into<String>) -> Self {
         self.artifacts.push(path.into());
+        self
+    }
+
+    /// Marks this call as changing the workspace, saying why (see [`mutates`](Self::mutates)).
+    pub fn mutating(mut self, why: impl Into<String>) -> Self {
+        self.mutates = Some(why.into());
         self
     }
 }

@@ -89,6 +89,8 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     Ok(match answer.status {
         RunStatus::TimedOut => EXIT_TIMEOUT,
         RunStatus::Cancelled => EXIT_CANCELLED,
+        // As a shell says a command was killed by signal N.
+        RunStatus::Killed => answer.signal.map_or(1, |signal| 128 + signal),
         _ => answer.exit_code.unwrap_or(1),
     })
 }

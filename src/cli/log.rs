@@ -55,15 +55,12 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     let max_lines = args.max_lines.map(buildvise_app::check_max_lines).transpose()?;
     if args.raw {
         let count = args.count.unwrap_or(u64::from(max_lines.unwrap_or(app.config().max_lines)));
-        let lines = app.raw_lines(&args.run_id, args.stream.into(), args.start, count)?;
+        let page = app.raw_lines(&args.run_id, args.stream.into(), args.start, count)?;
         let mut out = std::io::stdout().lock();
-        for line in lines {
-            match out.write_all(&line.bytes).and_then(|()| out.write_all(b"\n")) {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
-                other => other?,
-            }
-        }
-        return Ok(0);
+        return match page.write_to(&mut out).and_then(|()| out.flush()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+            other => other.map(|()| 0).map_err(Into::into),
+        };
     }
     let call = LogCall {
         run_id: args.run_id.clone(),

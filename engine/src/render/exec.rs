@@ -52,6 +52,9 @@ pub struct ExecView<'a> {
     pub status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// The signal that killed the command (`SIGSEGV`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
     pub success: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
@@ -201,6 +204,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         tool: &f.meta.tool,
         status: status_word(f, success),
         exit_code: f.meta.exit_code,
+        signal: f.meta.signal.map(crate::run::signal_name),
         success,
         duration_ms: f.meta.duration_ms(),
         errors: errors.len(),
@@ -303,7 +307,10 @@ fn header(f: &Finished, success: bool, errors: usize, warnings: usize, counts: b
             None => "TIMEOUT".to_string(),
         },
         RunStatus::Cancelled => "CANCELLED".to_string(),
-        RunStatus::Killed => "KILLED".to_string(),
+        RunStatus::Killed => match f.meta.signal {
+            Some(signal) => format!("KILLED by {}", crate::run::signal_name(signal)),
+            None => "KILLED".to_string(),
+        },
         RunStatus::Running => "RUNNING".to_string(),
         RunStatus::Failed => "ERROR".to_string(),
         RunStatus::Damaged => "DAMAGED".to_string(),

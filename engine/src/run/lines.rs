@@ -60,13 +60,16 @@ impl LineSplitter {
         }
     }
 
-    /// Emits the last line, with a `\n`, when the stream did not end with one.
-    pub fn finish(&mut self, mut emit: impl FnMut(&[u8])) {
-        if !self.pending.is_empty() {
+    /// Emits the last line, with a `\n`, when the stream did not end with one, and says whether
+    /// it did.
+    pub fn finish(&mut self, mut emit: impl FnMut(&[u8])) -> bool {
+        let unterminated = !self.pending.is_empty();
+        if unterminated {
             self.pending.push(b'\n');
             emit(&self.pending);
         }
         self.pending = Vec::new();
+        unterminated
     }
 }
 

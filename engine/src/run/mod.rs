@@ -23,6 +23,7 @@ pub use guard::Guard;
 #[cfg(test)]
 pub use lines::each_line;
 pub use lines::line_ends;
+pub use process::signal_name;
 
 use buildvise_plugin_api::Stream;
 use lines::LineSplitter;
@@ -59,6 +60,10 @@ pub trait LineSink {
     }
 
     fn tick(&mut self) {}
+
+    /// The line just handed over for `stream` was its last, and the output did not end it with
+    /// `\n`: the one it has was added.
+    fn unterminated(&mut self, _stream: Stream) {}
 }
 
 /// Ends a run from outside: set it and the runner kills the process tree.
@@ -314,7 +319,9 @@ impl Pipe {
     /// Hands over a last line without its `\n`, and closes our end.
     fn close(mut self, sink: &mut dyn LineSink) {
         let stream = self.stream;
-        self.splitter.finish(|block| sink.lines(stream, block));
+        if self.splitter.finish(|block| sink.lines(stream, block)) {
+            sink.unterminated(stream);
+        }
     }
 }
 

@@ -53,6 +53,13 @@ pub struct RunMeta {
     /// What the run came to, in numbers; set when it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tally: Option<Tally>,
+    /// The lines the output did not end with `\n` (at most one per stream, its last): the log
+    /// stores every line with one, and `log --raw` prints these without.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unterminated: Vec<u64>,
+    /// The signal that ended the command, when `status` is `killed` and it is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
 }
 
 /// A finished run's numbers, enough for a listing of runs without reading their results.
@@ -109,6 +116,8 @@ impl RunMeta {
             notes: Vec::new(),
             command: None,
             tally: None,
+            unterminated: Vec::new(),
+            signal: None,
         }
     }
 

@@ -55,7 +55,10 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         "test" => check_libtest_args(after_dashes, request)?,
         "clippy" => check_clippy_args(after_dashes)?,
         "nextest" => check_nextest_args(&rest[..split], request)?,
-        "fmt" => check_rustfmt_args(after_dashes, request)?,
+        "fmt" => {
+            check_fmt_check_is_read(rest)?;
+            check_rustfmt_args(after_dashes, request)?;
+        }
         "doc" if rest[..split].iter().any(|a| a == "--open") => {
             return Err("`--open` starts a browser; cargo.doc builds the docs only, so leave it out".into());
         }
@@ -195,6 +198,49 @@ fn check_nextest_args(args: &[String], request: &PlanRequest) -> Result<(), Stri
         request.check_path(name, path)?;
     }
     Ok(())
+}
+
+/// `--check` makes `cargo fmt` only look (the spec's `read_only_with`), so wherever it stands it
+/// must be read as that flag, or the call is refused. cargo fmt hands rustfmt what follows its
+/// `--` and appends its own `--check` after that; rustfmt takes everything after a `--` of its
+/// own for files, and an option's value for the value. So `-- -- --check`, `--check -- --` and
+/// `-- --config-path --check` would format the sources with `--check` in the arguments.
+fn check_fmt_check_is_read(args: &[String]) -> Result<(), String> {
+    const CHECK: &str = "--check";
+    if !args.iter().any(|a| a == CHECK) {
+        return Ok(());
+    }
+    let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let (cargo, rustfmt) = (&args[..split], args.get(split + 1..).unwrap_or_default());
+    let files_from = rustfmt.iter().position(|a| a == "--");
+    let options = &rustfmt[..files_from.unwrap_or(rustfmt.len())];
+    let read_by_cargo = files_from.is_none() && flags(cargo, CARGO_FMT_VALUES).any(|a| a == CHECK);
+    if read_by_cargo || flags(options, RUSTFMT_VALUES).any(|a| a == CHECK) {
+        return Ok(());
+    }
+    Err("`--check` is not read as the check flag where it stands (rustfmt takes what follows a second `--` as \
+         files, and an option's next argument as its value), so cargo fmt would format the sources; put \
+         `--check` right after the verb, with no second `--`"
+        .into())
+}
+
+/// cargo fmt's options that take the next argument as their value.
+const CARGO_FMT_VALUES: &[&str] = &["-p", "--package", "--manifest-path", "--message-format"];
+
+/// rustfmt's options that take the next argument as their value.
+const RUSTFMT_VALUES: &[&str] =
+    &["--config-path", "--edition", "--style-edition", "--color", "--config", "--emit", "--print-config"];
+
+/// The arguments read as flags: each option of `with_value` takes the next argument as its value.
+fn flags<'a>(args: &'a [String], with_value: &'a [&str]) -> impl Iterator<Item = &'a str> {
+    let mut skip = false;
+    args.iter().filter_map(move |arg| {
+        if std::mem::take(&mut skip) {
+            return None;
+        }
+        skip = with_value.contains(&arg.as_str());
+        Some(arg.as_str())
+    })
 }
 
 /// After `--`, cargo fmt hands its arguments to rustfmt: files to format, `--config-path` to
@@ -453,5 +499,33 @@ mod tests {
             assert!(err.contains("points outside"), "{err}");
         }
         assert!(plan(&confined("cargo.fmt", &["--check", "--", "--config-path=rustfmt.toml", "src/lib.rs"])).is_ok());
+    }
+
+    /// Each spelling was run against cargo fmt 1.8: those refused here formatted the sources.
+    #[test]
+    fn fmt_check_must_be_read_as_the_flag() {
+        for args in [
+            &["--check"][..],
+            &["--", "--check"],
+            &["--", "--check", "--", "src/main.rs"],
+            &["-p", "app", "--check"],
+            &["--", "--config-path", "rustfmt.toml", "--check"],
+            &["--", "--check", "--emit", "files"],
+        ] {
+            assert!(plan(&request("cargo.fmt", args)).is_ok(), "{args:?}");
+        }
+        for args in [
+            &["--", "--", "--check"][..],
+            &["--check", "--", "--"],
+            &["--check", "--", "--", "src/main.rs"],
+            &["--", "--config-path", "--check"],
+            &["--", "--edition", "--check"],
+            &["--manifest-path", "--check"],
+        ] {
+            let err = plan(&request("cargo.fmt", args)).expect_err("not read as the flag");
+            assert!(err.contains("right after the verb"), "{args:?}: {err}");
+        }
+        // Without `--check` the call is a mutating one, which the host asks consent for.
+        assert!(plan(&request("cargo.fmt", &["--", "--", "src/main.rs"])).is_ok());
     }
 }

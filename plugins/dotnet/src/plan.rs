@@ -65,7 +65,55 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     let mut plan = CommandPlan::new("dotnet").with_args(args);
     plan.env = environment();
     plan.artifacts = artifacts;
+    plan.mutates = runs_a_given_command(&request.args, Path::new(&request.cwd));
     Ok(plan)
+}
+
+/// MSBuild properties whose value is a command line, or names the program MSBuild runs: the
+/// build events, `dotnet run`'s command, a compiler's or a task's executable (lower case; a name
+/// ending in one of [`COMMAND_SUFFIXES`] counts too).
+const COMMAND_PROPERTIES: &[&str] = &["runcommand", "dotnethostpath"];
+
+/// Endings of property names that hold a command or name a program: `PreBuildEvent`,
+/// `PostBuildEvent`, `CscToolExe`, `CscToolPath`.
+const COMMAND_SUFFIXES: &[&str] = &["event", "toolexe", "toolpath"];
+
+/// Switches that run targets the caller chooses rather than the verb's own (`-t:Exec`).
+const TARGET_SWITCHES: &[&str] = &["t", "target", "gettargetresult"];
+
+/// Why these arguments run a command the caller gave, when they do: a property of
+/// [`COMMAND_PROPERTIES`] in any spelling (`-p:`, `/p:`, `--property:`, `-p NAME=V`, `-rp:`, in
+/// any case, one of several `;`- or `,`-separated, `%`-escaped), or a target switch. The caller
+/// could not otherwise run a command of their own through a tool that only builds.
+fn runs_a_given_command(args: &[String], cwd: &Path) -> Option<String> {
+    let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let args: Vec<String> = args[..split].iter().map(|a| unescape(&a.replace('"', ""))).collect();
+    for (i, arg) in args.iter().enumerate() {
+        let Some((flag, name, inline)) = switch(arg, cwd) else { continue };
+        if TARGET_SWITCHES.contains(&name.as_str()) {
+            return Some(format!("`{arg}` runs targets of the caller's choosing"));
+        }
+        let next = args.get(i + 1).map(String::as_str);
+        let (value, shown) = match lookup(&name) {
+            Some((Value::Properties, true)) if inline.is_none() => (next, format!("{flag} {}", next.unwrap_or(""))),
+            Some((Value::Properties, _)) => (inline, arg.clone()),
+            Some(_) => (None, String::new()),
+            // The CLI reads `-pNAME=VALUE` as `-p NAME=VALUE`.
+            None => match unbundled(arg) {
+                Some((_, Value::Properties, value)) => (Some(value), arg.clone()),
+                _ => (None, String::new()),
+            },
+        };
+        for piece in value.unwrap_or_default().split([';', ',']) {
+            let property = piece.split_once('=').map_or(piece, |(name, _)| name).trim().to_ascii_lowercase();
+            let command = COMMAND_PROPERTIES.contains(&property.as_str())
+                || COMMAND_SUFFIXES.iter().any(|suffix| property.ends_with(suffix));
+            if command {
+                return Some(format!("`{shown}` runs a command the caller wrote"));
+            }
+        }
+    }
+    None
 }
 
 /// Environment that removes noise without changing what is printed: English messages, the
@@ -609,6 +657,37 @@ mod tests {
         ] {
             let err = plan(&confined("dotnet.test", args)).unwrap_err();
             assert!(err.contains("points outside"), "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn properties_and_targets_that_run_a_command_make_the_call_mutate() {
+        for args in [
+            &["-p:PreBuildEvent=touch x"][..],
+            &["/p:PostBuildEvent=touch x"],
+            &["--property:Configuration=Release;postbuildevent=touch x"],
+            &["-p", "RunCommand=sh"],
+            &["-property:A=1,CscToolExe=sh"],
+            &["-p:CscToolPath=tools"],
+            &["-p:Pre%42uildEvent=touch x"],
+            &["\"-p:PreBuildEvent=touch x\""],
+            &["-pPreBuildEvent=touch x"],
+            &["-rp:PreBuildEvent=touch x"],
+            &["-t:Exec"],
+            &["/target:Clean"],
+            &["-getTargetResult:Build"],
+        ] {
+            let plan = plan(&request("dotnet.build", args, "/src")).expect("planned");
+            assert!(plan.mutates.is_some(), "{args:?}");
+        }
+        for args in [
+            &["-p:Configuration=Release", "-p:TreatWarningsAsErrors=true"][..],
+            &["--", "-p:PreBuildEvent=x"],
+            &["-v:m", "-bl"],
+            &["-p:EventName=x"],
+        ] {
+            let plan = plan(&request("dotnet.test", args, "/src")).expect("planned");
+            assert_eq!(plan.mutates, None, "{args:?}");
         }
     }
 

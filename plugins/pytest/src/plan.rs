@@ -130,6 +130,7 @@ const SHORT_OPTIONS: &[(char, Value)] = &[
 /// reads wherever they stand.
 fn check_args(request: &PlanRequest) -> Result<(), String> {
     let args = &request.args;
+    refuse_uploads(args)?;
     for arg in args {
         if let Some(file) = arg.strip_prefix('@') {
             request.check_path("@", file).map_err(|_| {
@@ -277,6 +278,32 @@ fn check_ini_override(request: &PlanRequest, flag: &str, value: &str) -> Result<
         }
         _ => Ok(()),
     }
+}
+
+/// `--pastebin` uploads the test output to a public pastebin service. Refused in every spelling:
+/// a prefix argparse expands, and inside `-o addopts=…` or an argument file's neighbour, since
+/// nothing a call sends may leave the machine.
+fn refuse_uploads(args: &[String]) -> Result<(), String> {
+    let uploads = |word: &str| {
+        let name = word.strip_prefix("--").map(|w| w.split_once('=').map_or(w, |(name, _)| name));
+        name.is_some_and(|name| name.len() >= 3 && "pastebin".starts_with(name))
+    };
+    let words = args.iter().flat_map(|arg| {
+        let ini = arg.strip_prefix("-o").map(|v| v.trim_start_matches('=')).and_then(|v| v.split_once('='));
+        let setting = ini.map(|(_, setting)| setting).unwrap_or_default();
+        std::iter::once(arg.as_str())
+            .chain(setting.split_whitespace())
+            .chain(arg.split_once("addopts=").map(|(_, s)| s))
+    });
+    for word in words {
+        if uploads(word) || word.split_whitespace().any(uploads) {
+            return Err(format!(
+                "`{word}` uploads the test output to a pastebin service, and nothing a call sends leaves this machine; \
+                 send the arguments without it"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// pytest runs some paths through `os.path.expandvars`, so `$HOME/x` could lead anywhere.
@@ -633,6 +660,22 @@ mod tests {
         assert!(refusal(&["-o", "addopts=--basetemp=/tmp/x"]).contains("send them as arguments of the call"));
         let open = PlanRequest::new(TOOL, vec!["-o".into(), "cache_dir=/tmp/c".into()], "/bv-plan/proj", "/a");
         assert!(plan(&open, &HostEnv::default()).is_ok(), "no roots, no limit");
+    }
+
+    #[test]
+    fn never_uploads_the_output() {
+        let dir = temp_project("pastebin");
+        for args in [
+            &["--pastebin=all"][..],
+            &["-q", "--pastebin", "failed"],
+            &["--pasteb=all"],
+            &["-o", "addopts=-q --pastebin=all"],
+            &["-oaddopts=--pastebin=failed"],
+        ] {
+            let err = plan(&request(&dir, args), &HostEnv::default()).expect_err("an upload");
+            assert!(err.contains("pastebin service"), "{args:?}: {err}");
+        }
+        assert!(plan(&request(&dir, &["-p", "no:cacheprovider", "--tb=short"]), &HostEnv::default()).is_ok());
     }
 
     #[test]
