@@ -99,7 +99,7 @@ impl Client {
     /// The file the hook goes into, for `scope`.
     fn file(self, scope: Scope, project: &Path, dirs: &UserDirs) -> anyhow::Result<PathBuf> {
         let user = |under_home: &str, own: Option<&PathBuf>| -> anyhow::Result<PathBuf> {
-            Ok(own.cloned().map_or_else(|| dirs.home().map(|h| h.join(under_home)), Ok)?)
+            own.cloned().map_or_else(|| dirs.home().map(|h| h.join(under_home)), Ok)
         };
         Ok(match (self, scope) {
             (Client::Claude, Scope::Project) => project.join(".claude/settings.json"),
