@@ -1,22 +1,34 @@
 //! `buildvise hook install`: merges the hook into a client's settings file, or takes it out.
 //!
 //! The file is the user's: every other key and hook is kept, a file reached through a symlink is
-//! written where the link points, its permissions stay, a byte-order mark is accepted, and the
-//! file as it was is kept beside it (`.bak`) before a change. A second run changes nothing. A
-//! project's file is meant to be committed, so it names the command `buildvise` (found on PATH),
-//! never a path of this machine.
+//! written where the link points, its permissions stay, a byte-order mark is accepted (and JSON
+//! comments, where the client reads them), and the file as it was is kept beside it (`.bak`)
+//! before a change. A second run changes nothing. A project's file is meant to be committed, so
+//! it names the command `buildvise` (found on PATH), never a path of this machine. Which file
+//! and which entry each client reads is docs/hooks.md's; the shapes are below.
 
+use super::opencode;
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-/// The command a client runs, and how a hook of ours is recognised in a file.
-const COMMAND: &str = "buildvise hook claude";
+/// The program a project's file names: PATH finds it on every machine the file goes to.
+const PROGRAM: &str = "buildvise";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Client {
-    /// Claude Code: `.claude/settings.json` (project) or `~/.claude/settings.json` (user).
+    /// Claude Code: `.claude/settings.json`, `~/.claude/settings.json`.
     Claude,
+    /// Codex CLI: `.codex/hooks.json`, `~/.codex/hooks.json` (`$CODEX_HOME`).
+    Codex,
+    /// Gemini CLI: `.gemini/settings.json`, `~/.gemini/settings.json`.
+    Gemini,
+    /// Cursor: `.cursor/hooks.json`, `~/.cursor/hooks.json`.
+    Cursor,
+    /// OpenCode: a plugin, `.opencode/plugins/buildvise.js` or `~/.config/opencode/plugins/`.
+    Opencode,
+    /// GitHub Copilot CLI: `.github/hooks/buildvise.json`, `~/.copilot/hooks/buildvise.json`.
+    Copilot,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -25,24 +37,129 @@ pub enum Scope {
     User,
 }
 
+/// The user's directories the clients keep their settings in, from the environment.
+#[derive(Debug, Default)]
+pub struct UserDirs {
+    pub home: Option<PathBuf>,
+    /// `$CODEX_HOME`, when set (else `~/.codex`).
+    pub codex_home: Option<PathBuf>,
+    /// `$COPILOT_HOME`, when set (else `~/.copilot`).
+    pub copilot_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, when set (else `~/.config`).
+    pub config_home: Option<PathBuf>,
+}
+
+impl UserDirs {
+    pub fn from_env() -> UserDirs {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        UserDirs {
+            home: var(if cfg!(windows) { "USERPROFILE" } else { "HOME" }),
+            codex_home: var("CODEX_HOME"),
+            copilot_home: var("COPILOT_HOME"),
+            config_home: var("XDG_CONFIG_HOME"),
+        }
+    }
+
+    fn home(&self) -> anyhow::Result<&Path> {
+        self.home.as_deref().context("HOME is not set; set it, or use --scope project")
+    }
+}
+
 /// What a run of `install` did, or would do with `--show`.
 #[derive(Debug)]
 pub struct Outcome {
     pub path: PathBuf,
     pub changed: bool,
-    /// The file's text after the change.
-    pub text: String,
+    /// The file's text after the change; None when the file goes (it held only the hook).
+    pub text: Option<String>,
     /// The file names `buildvise`, which PATH does not find as this binary.
     pub needs_path: bool,
 }
 
+/// Where a client keeps its hook entries, in a JSON settings file.
+enum Shape {
+    /// `hooks.EVENT` holds groups `{"matcher": M, "hooks": [entry]}`.
+    Grouped { event: &'static str, matcher: &'static str },
+    /// `hooks.EVENT` holds the entries themselves, with `"version": 1` beside `hooks`.
+    Flat { event: &'static str },
+}
+
+impl Client {
+    fn name(self) -> &'static str {
+        match self {
+            Client::Claude => "claude",
+            Client::Codex => "codex",
+            Client::Gemini => "gemini",
+            Client::Cursor => "cursor",
+            Client::Opencode => "opencode",
+            Client::Copilot => "copilot",
+        }
+    }
+
+    /// The file the hook goes into, for `scope`.
+    fn file(self, scope: Scope, project: &Path, dirs: &UserDirs) -> anyhow::Result<PathBuf> {
+        let user = |under_home: &str, own: Option<&PathBuf>| -> anyhow::Result<PathBuf> {
+            own.cloned().map_or_else(|| dirs.home().map(|h| h.join(under_home)), Ok)
+        };
+        Ok(match (self, scope) {
+            (Client::Claude, Scope::Project) => project.join(".claude/settings.json"),
+            (Client::Claude, Scope::User) => dirs.home()?.join(".claude/settings.json"),
+            (Client::Codex, Scope::Project) => project.join(".codex/hooks.json"),
+            (Client::Codex, Scope::User) => user(".codex", dirs.codex_home.as_ref())?.join("hooks.json"),
+            (Client::Gemini, Scope::Project) => project.join(".gemini/settings.json"),
+            (Client::Gemini, Scope::User) => dirs.home()?.join(".gemini/settings.json"),
+            (Client::Cursor, Scope::Project) => project.join(".cursor/hooks.json"),
+            (Client::Cursor, Scope::User) => dirs.home()?.join(".cursor/hooks.json"),
+            (Client::Opencode, Scope::Project) => project.join(".opencode/plugins").join(opencode::PLUGIN_FILE),
+            (Client::Opencode, Scope::User) => {
+                user(".config", dirs.config_home.as_ref())?.join("opencode/plugins").join(opencode::PLUGIN_FILE)
+            }
+            (Client::Copilot, Scope::Project) => project.join(".github/hooks/buildvise.json"),
+            (Client::Copilot, Scope::User) => {
+                user(".copilot", dirs.copilot_home.as_ref())?.join("hooks/buildvise.json")
+            }
+        })
+    }
+
+    fn shape(self) -> Shape {
+        match self {
+            Client::Claude | Client::Codex => Shape::Grouped { event: "PreToolUse", matcher: "Bash" },
+            Client::Gemini => Shape::Grouped { event: "BeforeTool", matcher: "run_shell_command" },
+            Client::Cursor | Client::Copilot | Client::Opencode => Shape::Flat { event: "preToolUse" },
+        }
+    }
+
+    /// The hook entry that runs `command`.
+    fn entry(self, command: &str) -> Value {
+        match self {
+            Client::Cursor => json!({"command": command, "matcher": "Shell"}),
+            Client::Copilot => json!({"type": "command", "bash": command}),
+            _ => json!({"type": "command", "command": command}),
+        }
+    }
+
+    /// Whether the client reads its settings file with comments (JSONC).
+    fn reads_comments(self) -> bool {
+        self == Client::Gemini
+    }
+
+    /// Whether the file is buildvise's own: it goes when the hook is taken out.
+    fn owns_file(self) -> bool {
+        matches!(self, Client::Copilot | Client::Opencode)
+    }
+}
+
 /// Adds (or with `remove`, takes out) the hook in `client`'s settings for `scope`; with `show`,
 /// only says what it would write.
-pub fn install(scope: Scope, project: &Path, home: Option<&Path>, remove: bool, show: bool) -> anyhow::Result<Outcome> {
-    let path = match scope {
-        Scope::Project => project.join(".claude/settings.json"),
-        Scope::User => home.context("HOME is not set; set it, or use --scope project")?.join(".claude/settings.json"),
-    };
+pub fn install(
+    client: Client,
+    scope: Scope,
+    project: &Path,
+    dirs: &UserDirs,
+    remove: bool,
+    show: bool,
+) -> anyhow::Result<Outcome> {
+    let path = client.file(scope, project, dirs)?;
     // Written where a symlink points, so that the link stays a link.
     let path = std::fs::canonicalize(&path).unwrap_or(path);
     let before = match std::fs::read_to_string(&path) {
@@ -50,60 +167,107 @@ pub fn install(scope: Scope, project: &Path, home: Option<&Path>, remove: bool, 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    let mut doc = match before.as_deref().map(|t| t.trim_start_matches('\u{feff}')) {
-        Some(text) if !text.trim().is_empty() => serde_json::from_str::<Value>(text).with_context(|| {
-            format!("{} is not JSON that Claude Code reads; fix it, then run again", path.display())
-        })?,
-        _ => Value::Object(Map::new()),
+    let program = match scope {
+        Scope::Project => PROGRAM.to_string(),
+        Scope::User => crate::mcp::command_name(),
     };
-    let command = match scope {
-        Scope::Project => COMMAND.to_string(),
-        Scope::User => user_command(),
+    let text = if client == Client::Opencode {
+        opencode::plugin(before.as_deref(), &program, remove, &path)?
+    } else {
+        edit_json(client, before.as_deref(), &format!("{program} hook {}", client.name()), remove, &path)?
     };
-    let changed = if remove { take_out(&mut doc, &path)? } else { put_in(&mut doc, &command, &path)? };
-    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    let changed = text.as_deref() != before.as_deref();
     if changed && !show {
-        write(&path, before.as_deref(), &text)?;
+        write(&path, before.as_deref(), text.as_deref())?;
     }
-    let needs_path = !remove && command == COMMAND && user_command() != COMMAND;
+    let needs_path = !remove && program == PROGRAM && crate::mcp::command_name() != PROGRAM;
     Ok(Outcome { path, changed, text, needs_path })
 }
 
-/// The hook entry for `command`, in the group for Claude Code's Bash tool.
-fn put_in(doc: &mut Value, command: &str, path: &Path) -> anyhow::Result<bool> {
-    let entry = json!({"type": "command", "command": command});
-    let groups = pre_tool_use(doc, path)?;
-    for group in groups.iter_mut() {
-        if let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut)
-            && let Some(ours) = hooks.iter_mut().find(|h| is_ours(h))
-        {
+/// The JSON settings file with the hook put in or taken out; None when nothing but the hook
+/// was in a file of ours.
+fn edit_json(
+    client: Client,
+    before: Option<&str>,
+    command: &str,
+    remove: bool,
+    path: &Path,
+) -> anyhow::Result<Option<String>> {
+    let unreadable = || format!("{} is not JSON that the client reads; fix it, then run again", path.display());
+    let mut doc = match before.map(|t| t.trim_start_matches('\u{feff}')) {
+        Some(text) if !text.trim().is_empty() && client.reads_comments() => {
+            serde_json::from_reader(json_comments::StripComments::new(text.as_bytes())).with_context(unreadable)?
+        }
+        Some(text) if !text.trim().is_empty() => serde_json::from_str::<Value>(text).with_context(unreadable)?,
+        _ => Value::Object(Map::new()),
+    };
+    if before.is_none() && remove {
+        return Ok(None);
+    }
+    let shape = client.shape();
+    let changed =
+        if remove { take_out(&mut doc, &shape, path)? } else { put_in(&mut doc, &shape, client.entry(command), path)? };
+    if !changed {
+        return Ok(before.map(str::to_string));
+    }
+    let left = doc.as_object().is_some_and(|root| root.keys().all(|k| k == "version"));
+    if remove && left && client.owns_file() {
+        return Ok(None);
+    }
+    Ok(Some(serde_json::to_string_pretty(&doc)? + "\n"))
+}
+
+/// Puts `entry` in, or replaces the entry of ours that differs from it.
+fn put_in(doc: &mut Value, shape: &Shape, entry: Value, path: &Path) -> anyhow::Result<bool> {
+    if let Shape::Flat { .. } = shape
+        && let Some(root) = doc.as_object_mut()
+    {
+        root.entry("version").or_insert(json!(1));
+    }
+    let list = event_list(doc, shape, path)?;
+    for item in list.iter_mut() {
+        let ours = match shape {
+            Shape::Grouped { .. } => {
+                item.get_mut("hooks").and_then(Value::as_array_mut).and_then(|h| h.iter_mut().find(|h| is_ours(h)))
+            }
+            Shape::Flat { .. } => Some(item).filter(|h| is_ours(h)),
+        };
+        if let Some(ours) = ours {
             let changed = *ours != entry;
             *ours = entry;
             return Ok(changed);
         }
     }
-    groups.push(json!({"matcher": "Bash", "hooks": [entry]}));
+    list.push(match shape {
+        Shape::Grouped { matcher, .. } => json!({"matcher": matcher, "hooks": [entry]}),
+        Shape::Flat { .. } => entry,
+    });
     Ok(true)
 }
 
-/// Takes out every hook entry of ours, and the groups and keys it leaves empty.
-fn take_out(doc: &mut Value, path: &Path) -> anyhow::Result<bool> {
-    if doc.pointer("/hooks/PreToolUse").is_none() {
+/// Takes out every entry of ours, and the groups and keys it leaves empty.
+fn take_out(doc: &mut Value, shape: &Shape, path: &Path) -> anyhow::Result<bool> {
+    let event = match shape {
+        Shape::Grouped { event, .. } | Shape::Flat { event } => *event,
+    };
+    if doc.get("hooks").and_then(|h| h.get(event)).is_none() {
         return Ok(false);
     }
-    let groups = pre_tool_use(doc, path)?;
-    let mut changed = false;
-    groups.retain_mut(|group| {
-        let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
-        let before = hooks.len();
-        hooks.retain(|h| !is_ours(h));
-        changed |= hooks.len() != before;
-        !hooks.is_empty()
-    });
-    if groups.is_empty()
+    let list = event_list(doc, shape, path)?;
+    let before = list.clone();
+    match shape {
+        Shape::Grouped { .. } => list.retain_mut(|group| {
+            let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
+            hooks.retain(|h| !is_ours(h));
+            !hooks.is_empty()
+        }),
+        Shape::Flat { .. } => list.retain(|h| !is_ours(h)),
+    }
+    let changed = *list != before;
+    if list.is_empty()
         && let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut)
     {
-        hooks.remove("PreToolUse");
+        hooks.remove(event);
         if hooks.is_empty()
             && let Some(root) = doc.as_object_mut()
         {
@@ -113,41 +277,50 @@ fn take_out(doc: &mut Value, path: &Path) -> anyhow::Result<bool> {
     Ok(changed)
 }
 
-/// `hooks.PreToolUse`, made where it is missing.
-fn pre_tool_use<'a>(doc: &'a mut Value, path: &Path) -> anyhow::Result<&'a mut Vec<Value>> {
+/// `hooks.EVENT`, made where it is missing.
+fn event_list<'a>(doc: &'a mut Value, shape: &Shape, path: &Path) -> anyhow::Result<&'a mut Vec<Value>> {
+    let event = match shape {
+        Shape::Grouped { event, .. } | Shape::Flat { event } => *event,
+    };
     let shape = || {
         format!(
-            "{} does not hold Claude Code's settings (an object whose \"hooks\" is an object of arrays); fix it, then run again",
+            "{} does not hold the client's settings (an object whose \"hooks\" is an object of arrays); fix it, then run again",
             path.display()
         )
     };
     let root = doc.as_object_mut().with_context(shape)?;
     let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new())).as_object_mut().with_context(shape)?;
-    hooks.entry("PreToolUse").or_insert_with(|| Value::Array(Vec::new())).as_array_mut().with_context(shape)
+    hooks.entry(event).or_insert_with(|| Value::Array(Vec::new())).as_array_mut().with_context(shape)
 }
 
-/// A hook entry that runs our hook, by whatever path.
+/// A hook entry that runs one of our hooks, by whatever path.
 fn is_ours(hook: &Value) -> bool {
-    hook["command"].as_str().is_some_and(|c| c == COMMAND || c.ends_with(&format!("/{COMMAND}")))
-}
-
-/// `buildvise hook claude` when PATH finds this binary, else by its full path: the user's file
-/// stays on this machine.
-fn user_command() -> String {
-    format!("{} hook claude", crate::mcp::command_name())
+    let command = hook.get("command").or_else(|| hook.get("bash")).and_then(Value::as_str);
+    command.is_some_and(|c| {
+        let program = c.split(" hook ").next().unwrap_or_default();
+        c.contains(" hook ") && (program == PROGRAM || program.ends_with(&format!("/{PROGRAM}")))
+    })
 }
 
 /// Writes `text` to `path` through a file beside it, keeping the old file as `.bak` and its
-/// permissions.
-fn write(path: &Path, before: Option<&str>, text: &str) -> anyhow::Result<()> {
+/// permissions; None removes the file (its old text still kept as `.bak`).
+pub(super) fn write(path: &Path, before: Option<&str>, text: Option<&str>) -> anyhow::Result<()> {
     let dir = path.parent().context("a settings file has a directory")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let beside = |ext: &str| {
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(ext);
+        dir.join(name)
+    };
     if let Some(before) = before {
-        let backup = path.with_extension("json.bak");
+        let backup = beside(".bak");
         std::fs::write(&backup, before).with_context(|| format!("cannot write {}", backup.display()))?;
     }
-    let tmp = path.with_extension("json.tmp");
+    let Some(text) = text else {
+        return std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()));
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let tmp = beside(".tmp");
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     if let Some(permissions) = permissions {
         std::fs::set_permissions(&tmp, permissions).with_context(|| format!("cannot set {}'s mode", tmp.display()))?;
@@ -159,49 +332,51 @@ fn write(path: &Path, before: Option<&str>, text: &str) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    fn project_file(dir: &Path, text: &str) -> PathBuf {
-        std::fs::create_dir_all(dir.join(".claude")).unwrap();
-        let path = dir.join(".claude/settings.json");
+    const CLAUDE: &str = "buildvise hook claude";
+
+    fn project_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    fn run(client: Client, dir: &Path, remove: bool) -> Outcome {
+        install(client, Scope::Project, dir, &UserDirs::default(), remove, false).unwrap()
     }
 
     #[test]
     fn merges_beside_what_is_there_once_and_takes_out_only_its_own() {
         let dir = tempfile::tempdir().unwrap();
         let theirs = r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "lint.sh"}]}]}}"#;
-        let path = project_file(dir.path(), &format!("\u{feff}{theirs}"));
-        let first = install(Scope::Project, dir.path(), None, false, false).unwrap();
-        assert!(first.changed);
+        let path = project_file(dir.path(), ".claude/settings.json", &format!("\u{feff}{theirs}"));
+        assert!(run(Client::Claude, dir.path(), false).changed);
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(doc["model"], "x");
         assert_eq!(doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "lint.sh");
         assert_eq!(
             doc["hooks"]["PreToolUse"][1],
-            json!({"matcher": "Bash", "hooks": [{"type": "command", "command": COMMAND}]})
+            json!({"matcher": "Bash", "hooks": [{"type": "command", "command": CLAUDE}]})
         );
         assert!(std::fs::read_to_string(path.with_extension("json.bak")).unwrap().contains("lint.sh"));
-        assert!(
-            !install(Scope::Project, dir.path(), None, false, false).unwrap().changed,
-            "a second run changes nothing"
-        );
-        let removed = install(Scope::Project, dir.path(), None, true, false).unwrap();
-        assert!(removed.changed);
+        assert!(!run(Client::Claude, dir.path(), false).changed, "a second run changes nothing");
+        assert!(run(Client::Claude, dir.path(), true).changed);
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(doc, serde_json::from_str::<Value>(theirs).unwrap());
-        assert!(!install(Scope::Project, dir.path(), None, true, false).unwrap().changed);
+        assert!(!run(Client::Claude, dir.path(), true).changed);
     }
 
     #[test]
     fn show_writes_nothing_and_a_new_file_holds_only_the_hook() {
         let dir = tempfile::tempdir().unwrap();
-        let shown = install(Scope::Project, dir.path(), None, false, true).unwrap();
-        assert!(shown.changed && shown.text.contains(COMMAND));
+        let shown = install(Client::Claude, Scope::Project, dir.path(), &UserDirs::default(), false, true).unwrap();
+        let text = shown.text.clone().unwrap();
+        assert!(shown.changed && text.contains(CLAUDE));
         assert!(!dir.path().join(".claude").exists());
-        install(Scope::Project, dir.path(), None, false, false).unwrap();
-        let text = std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap();
-        assert_eq!(text, shown.text);
-        assert!(!text.contains(&*dir.path().to_string_lossy()), "no path of this machine in a project file");
+        run(Client::Claude, dir.path(), false);
+        let written = std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap();
+        assert_eq!(written, text);
+        assert!(!written.contains(&*dir.path().to_string_lossy()), "no path of this machine in a project file");
     }
 
     #[cfg(unix)]
@@ -214,21 +389,93 @@ mod tests {
         std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
         std::os::unix::fs::symlink(&real, dir.path().join(".claude/settings.json")).unwrap();
-        install(Scope::Project, dir.path(), None, false, false).unwrap();
+        run(Client::Claude, dir.path(), false);
         assert!(std::fs::symlink_metadata(dir.path().join(".claude/settings.json")).unwrap().file_type().is_symlink());
-        assert!(std::fs::read_to_string(&real).unwrap().contains(COMMAND));
+        assert!(std::fs::read_to_string(&real).unwrap().contains(CLAUDE));
         assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o600);
     }
 
     #[test]
     fn a_file_it_cannot_read_as_settings_is_left_alone_with_a_reason() {
         let dir = tempfile::tempdir().unwrap();
-        let path = project_file(dir.path(), "{ not json");
-        let err = install(Scope::Project, dir.path(), None, false, false).unwrap_err();
-        assert!(format!("{err:#}").contains("is not JSON that Claude Code reads"), "{err:#}");
+        let path = project_file(dir.path(), ".claude/settings.json", "{ not json");
+        let err = install(Client::Claude, Scope::Project, dir.path(), &UserDirs::default(), false, false).unwrap_err();
+        assert!(format!("{err:#}").contains("is not JSON that the client reads"), "{err:#}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
-        project_file(dir.path(), r#"{"hooks": []}"#);
-        let err = install(Scope::Project, dir.path(), None, false, false).unwrap_err();
+        project_file(dir.path(), ".claude/settings.json", r#"{"hooks": []}"#);
+        let err = install(Client::Claude, Scope::Project, dir.path(), &UserDirs::default(), false, false).unwrap_err();
         assert!(format!("{err:#}").contains("fix it, then run again"), "{err:#}");
+    }
+
+    #[test]
+    fn each_client_gets_the_entry_its_file_documents() {
+        let dir = tempfile::tempdir().unwrap();
+        for (client, file, pointer, entry) in [
+            (
+                Client::Codex,
+                ".codex/hooks.json",
+                "/hooks/PreToolUse/0",
+                json!({"matcher": "Bash", "hooks": [{"type": "command", "command": "buildvise hook codex"}]}),
+            ),
+            (
+                Client::Gemini,
+                ".gemini/settings.json",
+                "/hooks/BeforeTool/0",
+                json!({"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "buildvise hook gemini"}]}),
+            ),
+            (
+                Client::Cursor,
+                ".cursor/hooks.json",
+                "/hooks/preToolUse/0",
+                json!({"command": "buildvise hook cursor", "matcher": "Shell"}),
+            ),
+            (
+                Client::Copilot,
+                ".github/hooks/buildvise.json",
+                "/hooks/preToolUse/0",
+                json!({"type": "command", "bash": "buildvise hook copilot"}),
+            ),
+        ] {
+            run(client, dir.path(), false);
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(file)).unwrap()).unwrap();
+            assert_eq!(doc.pointer(pointer), Some(&entry), "{client:?}");
+        }
+        let cursor: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(".cursor/hooks.json")).unwrap()).unwrap();
+        assert_eq!(cursor["version"], 1);
+        // Copilot's file is buildvise's own: taking the hook out takes the file.
+        run(Client::Copilot, dir.path(), true);
+        assert!(!dir.path().join(".github/hooks/buildvise.json").exists());
+        assert!(dir.path().join(".github/hooks/buildvise.json.bak").exists());
+    }
+
+    #[test]
+    fn gemini_settings_with_comments_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = project_file(dir.path(), ".gemini/settings.json", "{\n  // the theme\n  \"theme\": \"dark\"\n}\n");
+        run(Client::Gemini, dir.path(), false);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(doc["theme"], "dark");
+        assert!(
+            std::fs::read_to_string(dir.path().join(".gemini/settings.json.bak")).unwrap().contains("// the theme")
+        );
+        // Claude Code reads no comments: neither does its install.
+        project_file(dir.path(), ".claude/settings.json", "{ // no\n}");
+        assert!(install(Client::Claude, Scope::Project, dir.path(), &UserDirs::default(), false, false).is_err());
+    }
+
+    #[test]
+    fn user_files_follow_the_clients_home_variables() {
+        let dirs = UserDirs {
+            home: Some(PathBuf::from("/h")),
+            codex_home: Some(PathBuf::from("/c")),
+            copilot_home: None,
+            config_home: None,
+        };
+        let file = |client: Client| client.file(Scope::User, Path::new("/p"), &dirs).unwrap();
+        assert_eq!(file(Client::Codex), Path::new("/c/hooks.json"));
+        assert_eq!(file(Client::Copilot), Path::new("/h/.copilot/hooks/buildvise.json"));
+        assert_eq!(file(Client::Opencode), Path::new("/h/.config/opencode/plugins/buildvise.js"));
+        assert!(Client::Gemini.file(Scope::User, Path::new("/p"), &UserDirs::default()).is_err());
     }
 }

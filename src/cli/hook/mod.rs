@@ -2,13 +2,19 @@
 //!
 //! `hook shell` reads the command line from stdin and prints the line to run instead: the same
 //! line with each command a tool stands for run through `buildvise exec`, or the line as it came.
-//! `hook claude` reads Claude Code's `PreToolUse` payload and answers in its form ([`claude`]).
+//! `hook claude`, `codex`, `gemini`, `cursor` and `copilot` read that client's pre-tool payload
+//! and answer in its form, one module each; OpenCode runs a plugin that asks `hook shell`.
 //! A hook never stands in the agent's way, so nothing here fails: a line it cannot read, a
 //! config it cannot load, a plugin that is missing all leave the line unchanged, and the exit
 //! code is always 0. docs/hooks.md has the rules.
 
 mod claude;
+mod codex;
+mod copilot;
+mod cursor;
+mod gemini;
 mod install;
+mod opencode;
 
 use super::{Cli, app, print_text};
 use buildvise_app::{Access, Config, Rewrite};
@@ -34,6 +40,14 @@ enum Client {
     },
     /// Claude Code's PreToolUse hook on Bash: its payload on stdin, its answer on stdout.
     Claude,
+    /// Codex CLI's PreToolUse hook on Bash.
+    Codex,
+    /// Gemini CLI's BeforeTool hook on run_shell_command.
+    Gemini,
+    /// Cursor's preToolUse hook on Shell.
+    Cursor,
+    /// GitHub Copilot CLI's preToolUse hook on bash.
+    Copilot,
     /// Add the hook to a client's settings (other settings kept, a .bak of the file written).
     Install {
         /// Which client's settings.
@@ -53,15 +67,21 @@ enum Client {
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     let answer = match &args.client {
-        Client::Install { client: install::Client::Claude, scope, show, uninstall } => {
-            return install_here(*scope, *show, *uninstall);
-        }
+        Client::Install { client, scope, show, uninstall } => return install_here(*client, *scope, *show, *uninstall),
         Client::Shell { cwd } => {
             let input = stdin();
             let line = input.strip_suffix('\n').unwrap_or(&input);
             Some(rewrite(cli, line, cwd.as_deref()).map_or(line.to_string(), |r| r.line))
         }
         Client::Claude => claude_answer(cli, &stdin()),
+        Client::Codex => codex_answer(cli, &stdin()),
+        Client::Gemini => gemini::Call::read(&stdin())
+            .and_then(|call| rewrite(cli, &call.command, call.dir.as_deref()).map(|r| call.answer(&r.line))),
+        // Cursor reads an answer on every path; `{}` changes nothing.
+        Client::Cursor => Some(cursor_answer(cli, &stdin()).unwrap_or_else(|| "{}".to_string())),
+        Client::Copilot => copilot::Call::read(&stdin()).and_then(|call| {
+            rewrite(cli, &call.command, call.cwd.as_deref().map(Path::new)).map(|r| call.answer(&r.line))
+        }),
     };
     if let Some(answer) = answer {
         let _ = writeln!(std::io::stdout().lock(), "{answer}");
@@ -77,10 +97,11 @@ fn stdin() -> String {
 }
 
 /// `hook install`, in the current directory's project or the user's settings.
-fn install_here(scope: install::Scope, show: bool, uninstall: bool) -> anyhow::Result<i32> {
-    let done = install::install(scope, &std::env::current_dir()?, home().as_deref(), uninstall, show)?;
+fn install_here(client: install::Client, scope: install::Scope, show: bool, uninstall: bool) -> anyhow::Result<i32> {
+    let dirs = install::UserDirs::from_env();
+    let done = install::install(client, scope, &std::env::current_dir()?, &dirs, uninstall, show)?;
     let said = match (show, done.changed, uninstall) {
-        (true, _, _) => done.text,
+        (true, _, _) => done.text.unwrap_or_else(|| format!("(removes {})\n", done.path.display())),
         (false, true, false) => format!("wrote {}\n", done.path.display()),
         (false, true, true) => format!("took the hook out of {}\n", done.path.display()),
         (false, false, false) => format!("already set up: {}\n", done.path.display()),
@@ -98,7 +119,7 @@ fn install_here(scope: install::Scope, show: bool, uninstall: bool) -> anyhow::R
 
 /// The user's home directory, where the clients keep their user settings.
 fn home() -> Option<PathBuf> {
-    std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from)
+    install::UserDirs::from_env().home
 }
 
 /// Claude Code's answer, when the command is rewritten; None runs it as typed.
@@ -109,6 +130,25 @@ fn claude_answer(cli: &Cli, payload: &str) -> Option<String> {
     // Claude Code names the project's root to its hooks; without it, the command's directory.
     let project = std::env::var_os("CLAUDE_PROJECT_DIR").map_or(dir, PathBuf::from);
     let rules = claude::Rules::load(&project, home().as_deref())?;
+    call.answer(&rewrite.line, &rewrite.typed, &rules)
+}
+
+/// Codex's answer, when the command is rewritten; None runs it as typed.
+fn codex_answer(cli: &Cli, payload: &str) -> Option<String> {
+    let call = codex::Call::read(payload)?;
+    let dir = call.cwd.as_deref().map(Path::new);
+    let rewrite = rewrite(cli, &call.command, dir)?;
+    let dirs = install::UserDirs::from_env();
+    let codex_home = dirs.codex_home.or_else(|| dirs.home.map(|h| h.join(".codex")));
+    let rules = codex::Rules::load(codex_home.as_deref(), &here(dir)?)?;
+    call.answer(&rewrite.line, &rewrite.typed, &rules)
+}
+
+/// Cursor's answer, when the command is rewritten; None runs it as typed.
+fn cursor_answer(cli: &Cli, payload: &str) -> Option<String> {
+    let call = cursor::Call::read(payload)?;
+    let rewrite = rewrite(cli, &call.command, call.cwd.as_deref())?;
+    let rules = cursor::Rules::load(&call.roots, home().as_deref())?;
     call.answer(&rewrite.line, &rewrite.typed, &rules)
 }
 
