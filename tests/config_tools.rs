@@ -108,6 +108,32 @@ fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
     assert!(runs(&sb).is_empty(), "nothing ran");
 }
 
+/// A mistake leaves out only what it concerns: the tool with a bad regex, a tool without
+/// `message`, a key the project may not set. The plugins' tools and the file's good tool run, and
+/// `list` names every problem with its file and key.
+#[test]
+fn a_mistake_leaves_out_only_what_it_concerns() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.project_with_config(
+        "partly",
+        "allow_mutating = true\n[tools.good]\nrun = [\"echo\", \"fine\"]\n\
+         [tools.bad]\nrun = [\"true\"]\n[[tools.bad.patterns]]\nregex = '(?P<message>'\n\
+         [tools.bare]\nrun = [\"true\"]\n[[tools.bare.patterns]]\nregex = '^(.*)$'\n",
+    );
+    sb.run(["exec", "good", "--cwd", cwd(&dir)]).expect_code(0);
+    let plugin = sb.run(["exec", "cargo.build", "--cwd", cwd(&dir), "--", "--version"]);
+    assert!(!plugin.stderr.contains("buildvise.toml"), "a plugin tool paid for the file's mistakes:{plugin}");
+    let bad = sb.run(["exec", "bad", "--cwd", cwd(&dir)]);
+    bad.expect_code(125);
+    assert!(bad.stderr.contains("`tools.\"bad\".patterns[0]`: `regex` is not a valid"), "{bad}");
+    let list = sb.command(["list"]).current_dir(&dir).output().expect("list");
+    let text = String::from_utf8_lossy(&list.stdout);
+    for key in ["`allow_mutating`: only the operator", "`tools.\"bad\".patterns[0]`", "`tools.\"bare\".patterns[0]`"] {
+        assert!(text.contains(&format!("buildvise.toml: {key}")), "{key} is not listed:\n{text}");
+    }
+    assert!(text.contains("good") && text.contains("cargo.build"), "the rest is still listed:\n{text}");
+}
+
 #[test]
 fn a_projects_tools_obey_what_the_operator_set() {
     let sb = Sandbox::new(&[cargo_plugin()]);

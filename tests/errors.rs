@@ -43,12 +43,9 @@ fn every_error_a_user_can_cause_says_what_to_do_once() {
     let npm = work.join("npm-project");
     std::fs::create_dir_all(&npm).unwrap();
     std::fs::write(npm.join("package.json"), r#"{"scripts": {"build": "tsc"}}"#).unwrap();
-    let loader = work.join("loader");
-    std::fs::create_dir_all(&loader).unwrap();
-    std::fs::write(loader.join("buildvise.toml"), "plugin_dirs = [\"plugins\"]\n").unwrap();
-    let bad_value = work.join("bad-value");
-    std::fs::create_dir_all(&bad_value).unwrap();
-    std::fs::write(bad_value.join("buildvise.toml"), "max_lines = 0\n").unwrap();
+    let not_toml = work.join("not-toml");
+    std::fs::create_dir_all(&not_toml).unwrap();
+    std::fs::write(not_toml.join("buildvise.toml"), "plugin_dirs = [\"plugins\"\n").unwrap();
     let not_executable = work.join("not-executable");
     std::fs::write(&not_executable, "#!/bin/sh\n").unwrap();
     let saved_missing = work.join("missing.log");
@@ -90,8 +87,7 @@ fn every_error_a_user_can_cause_says_what_to_do_once() {
         ("consent needed", vec!["exec".into(), "panicky.mutate".into(), "--".into(), "touch x".into()]),
         ("no such cwd", vec!["exec".into(), "panicky.sh".into(), "--cwd".into(), "missing".into()]),
         ("system cwd", vec!["exec".into(), "panicky.sh".into(), "--cwd".into(), "/etc".into()]),
-        ("project loads plugins", vec!["exec".into(), "panicky.sh".into(), "--cwd".into(), "loader".into()]),
-        ("project bad value", vec!["exec".into(), "panicky.sh".into(), "--cwd".into(), "bad-value".into()]),
+        ("project file not TOML", vec!["exec".into(), "panicky.sh".into(), "--cwd".into(), "not-toml".into()]),
         ("max lines out of range", vec!["exec".into(), "panicky.sh".into(), "--max-lines".into(), "0".into()]),
         ("bad grep", vec!["log".into(), id.clone(), "--grep".into(), "(".into()]),
         (

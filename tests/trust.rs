@@ -33,7 +33,7 @@ fn a_project_config_cannot_load_plugins() {
     }
     let exec = sb.run(["exec", "next.sh", "--cwd", dir.to_str().unwrap()]);
     exec.expect_code(125);
-    assert!(exec.stderr.contains("`plugin_dirs` can only be set by the operator"), "{exec}");
+    assert!(exec.stderr.contains("`plugin_dirs`: only the operator may set this"), "{exec}");
     assert!(runs(&sb).is_empty(), "{exec}");
 }
 
@@ -45,7 +45,7 @@ fn a_project_config_cannot_consent_or_widen_what_the_operator_allowed() {
     let consent = sb.project_with_config("consent", "allow_mutating = true\n");
     let exec = sb.run(["exec", "panicky.mutate", "--cwd", consent.to_str().unwrap(), "--", "touch mutated"]);
     exec.expect_code(125);
-    assert!(exec.stderr.contains("`allow_mutating` can only be set by the operator"), "{exec}");
+    assert!(exec.stderr.contains("`allow_mutating`: only the operator may set this"), "{exec}");
     assert!(!consent.join("mutated").exists());
 
     let widen = sb.project_with_config("widen", "read_only = false\ndisable = []\nmax_timeout_secs = 100\n");

@@ -130,7 +130,8 @@ impl App {
             self.config.clone()
         });
         let (tools, broken) = tools::all(&self.registry, &config);
-        problems.extend(broken.iter().map(|e| e.to_string()));
+        problems.extend(config.problems.iter().map(ToString::to_string));
+        problems.extend(broken.iter().map(ToString::to_string));
         let visible = tools.iter().filter(|t| config.allows(&t.spec) && t.spec.unavailable.is_none());
         let trouble = render::PluginTrouble {
             failures: &self.registry.failures,
@@ -171,7 +172,9 @@ impl App {
                 let why = if self.registry.plugins.is_empty() {
                     format!("; {}", render::NO_PLUGIN)
                 } else {
-                    self.registry.dir_problems.first().map(|p| format!("; {p}")).unwrap_or_default()
+                    let config_problems = config.problems.iter().map(ToString::to_string);
+                    let first = self.registry.dir_problems.iter().cloned().chain(config_problems).next();
+                    first.map(|p| format!("; {p}")).unwrap_or_default()
                 };
                 Err(AppError::UnknownTool {
                     name: name.to_string(),

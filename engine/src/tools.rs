@@ -6,7 +6,7 @@
 //! plugin tool's; its formats must exist. Both mistakes are errors naming the file and the key,
 //! found when the tool is looked up.
 
-use crate::config::{Config, ToolDef};
+use crate::config::{Config, Problem, ToolDef};
 use crate::parse::{PatternParser, RunParser};
 use crate::plugins::{self, Plugin, PluginError, Registry};
 use buildvise_plugin_api::{CommandPlan, ParseContext, PlanRequest, ToolSpec};
@@ -40,6 +40,9 @@ pub enum ToolError {
         origin.display()
     )]
     UnknownFormat { name: String, origin: PathBuf, format: String, known: String },
+    /// Its definition cannot be read as written.
+    #[error(transparent)]
+    Unusable(Problem),
 }
 
 impl Tool {
@@ -132,13 +135,17 @@ fn program(first: &str, origin: &Path) -> String {
 /// The tool called `name` under `config`: a plugin's, or one a config file defines. None when
 /// there is no such tool.
 pub fn find(registry: &Registry, config: &Config, name: &str) -> Result<Option<Tool>, ToolError> {
+    if let Some(problem) = config.problem_of(name) {
+        return Err(ToolError::Unusable(problem.clone()));
+    }
     if let Some(def) = config.tools.iter().find(|d| d.name == name) {
         return Tool::from_config(def, registry).map(Some);
     }
     Ok(registry.get(name).map(Tool::from_plugin))
 }
 
-/// Every tool under `config`, sorted by name, and the config tools that cannot be used.
+/// Every tool under `config`, sorted by name, and the config tools that cannot be used (those
+/// of `config.problems` are not repeated here).
 pub fn all(registry: &Registry, config: &Config) -> (Vec<Tool>, Vec<ToolError>) {
     let mut tools: Vec<Tool> = registry.tools().map(Tool::from_plugin).collect();
     let mut problems = Vec::new();

@@ -45,8 +45,9 @@ struct UserFile {
     /// Run workspace-changing tools without `confirm`.
     allow_mutating: Option<bool>,
     retention: Option<RetentionFile>,
+    /// Each read on its own, so that one bad definition leaves the others usable.
     #[serde(default)]
-    tools: BTreeMap<String, tools::ToolFile>,
+    tools: BTreeMap<String, toml::Value>,
 }
 
 /// A project's `buildvise.toml`: preferences and restrictions, never permissions. Its tools run
@@ -62,7 +63,7 @@ struct ProjectFile {
     read_only: Option<bool>,
     retention: Option<RetentionFile>,
     #[serde(default)]
-    tools: BTreeMap<String, tools::ToolFile>,
+    tools: BTreeMap<String, toml::Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -99,6 +100,8 @@ pub struct Config {
     pub retention: Retention,
     /// Tools the user's config and the project's file define.
     pub tools: Vec<ToolDef>,
+    /// What in those files cannot be used, each left out with only what it concerns.
+    pub problems: Vec<Problem>,
 }
 
 impl Default for Config {
@@ -114,6 +117,7 @@ impl Default for Config {
             allow_mutating: false,
             retention: Retention::default(),
             tools: Vec::new(),
+            problems: Vec::new(),
         }
     }
 }
@@ -139,21 +143,20 @@ pub enum ConfigError {
         #[source]
         source: Box<toml::de::Error>,
     },
-    #[error(
-        "{}: `{key}` can only be set by the operator (the user config, a flag or the environment), never by a project; remove it from this file",
-        path.display()
-    )]
-    OperatorOnly { path: PathBuf, key: &'static str },
     #[error("{}: {problem}", path.display())]
     Value { path: PathBuf, problem: MaxLinesError },
-    #[error("{}: `{key}`: {problem}", path.display())]
-    Tool { path: PathBuf, key: String, problem: String },
-    #[error(
-        "tool `{name}` is defined twice, in {} and in {}; rename one of them",
-        first.display(),
-        second.display()
-    )]
-    ToolTwice { name: String, first: PathBuf, second: PathBuf },
+}
+
+/// A part of a config file that cannot be used. It is left out, and with it only what it concerns:
+/// the tool it defines, or the one setting; the rest of the file holds. `list` shows each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: `{key}`: {reason}", path.display())]
+pub struct Problem {
+    pub path: PathBuf,
+    pub key: String,
+    pub reason: String,
+    /// The tool it leaves unusable, when it concerns one.
+    pub tool: Option<String>,
 }
 
 /// A `maxLines` value out of range.
@@ -200,17 +203,32 @@ impl Config {
         if let Some(r) = &file.retention {
             self.retention = r.over(&self.retention);
         }
-        self.add_tools(tools::read(file.tools, path)?)
+        self.add_tools(tools::read(file.tools, path));
+        Ok(())
     }
 
-    fn add_tools(&mut self, defs: Vec<ToolDef>) -> Result<(), ConfigError> {
+    /// Adds a file's tools and its problems. A name defined twice (the user's file and the
+    /// project's) is neither: which one the caller meant is not known.
+    fn add_tools(&mut self, (defs, problems): (Vec<ToolDef>, Vec<Problem>)) {
+        self.problems.extend(problems);
         for def in defs {
-            if let Some(first) = self.tools.iter().find(|t| t.name == def.name) {
-                return Err(ConfigError::ToolTwice { name: def.name, first: first.origin.clone(), second: def.origin });
+            if let Some(at) = self.tools.iter().position(|t| t.name == def.name) {
+                let first = self.tools.remove(at);
+                self.problems.push(Problem {
+                    key: format!("tools.\"{}\"", def.name),
+                    reason: format!("also defined in {}; rename one of them", first.origin.display()),
+                    tool: Some(def.name),
+                    path: def.origin,
+                });
+                continue;
             }
             self.tools.push(def);
         }
-        Ok(())
+    }
+
+    /// The problem that leaves `tool` unusable, if one does.
+    pub fn problem_of(&self, tool: &str) -> Option<&Problem> {
+        self.problems.iter().find(|p| p.tool.as_deref() == Some(tool))
     }
 
     /// These settings narrowed by the project file nearest `cwd` (searched upwards, but not
@@ -227,14 +245,18 @@ impl Config {
             .find(|p| p.is_file());
         let Some(path) = found else { return Ok((self.clone(), None)) };
         let Some(text) = read_optional(&path)? else { return Ok((self.clone(), None)) };
-        let table: toml::Table = parse(&path, &text)?;
-        if let Some(key) = OPERATOR_ONLY.iter().find(|k| table.contains_key(**k)) {
-            return Err(ConfigError::OperatorOnly { path, key });
-        }
-        let file: ProjectFile = parse(&path, &text)?;
         let mut narrowed = self.clone();
+        let file = project_file(&path, &text, &mut narrowed.problems)?;
         if let Some(n) = file.max_lines {
-            narrowed.max_lines = check_max_lines(i64::from(n)).map_err(|problem| value_error(&path, problem))?;
+            match check_max_lines(i64::from(n)) {
+                Ok(n) => narrowed.max_lines = n,
+                Err(problem) => narrowed.problems.push(Problem {
+                    path: path.clone(),
+                    key: "max_lines".into(),
+                    reason: problem.to_string(),
+                    tool: None,
+                }),
+            }
         }
         if let Some(s) = file.max_timeout_secs {
             narrowed.max_timeout = narrowed.max_timeout.min(Duration::from_secs(s.max(1)));
@@ -244,7 +266,7 @@ impl Config {
         }
         narrowed.disable.extend(file.disable);
         narrowed.read_only |= file.read_only.unwrap_or(false);
-        narrowed.add_tools(tools::read(file.tools, &path)?)?;
+        narrowed.add_tools(tools::read(file.tools, &path));
         let retention = file.retention.map(|r| ProjectRetention {
             root: path.parent().unwrap_or(Path::new("/")).to_path_buf(),
             policy: r.over(&self.retention),
@@ -274,6 +296,32 @@ impl Config {
     pub fn refuses(&self, spec: &buildvise_plugin_api::ToolSpec, args: &[String]) -> bool {
         self.read_only && spec.mutates(args)
     }
+}
+
+/// A project's file with each key that cannot be used left out, and a problem for each: a key
+/// only the operator may set, one this version does not know, a value of the wrong kind. Text
+/// that is not TOML at all concerns the whole file, and is an error.
+fn project_file(path: &Path, text: &str, problems: &mut Vec<Problem>) -> Result<ProjectFile, ConfigError> {
+    let mut table: toml::Table = parse(path, text)?;
+    let keys: Vec<String> = table.keys().cloned().collect();
+    for key in keys {
+        let reason = if OPERATOR_ONLY.contains(&key.as_str()) {
+            Some(
+                "only the operator may set this (the user config, a flag or the environment), never a project; \
+                 remove it from this file"
+                    .to_string(),
+            )
+        } else {
+            let alone: toml::Table =
+                table.get_key_value(&key).map(|(k, v)| (k.clone(), v.clone())).into_iter().collect();
+            ProjectFile::deserialize(alone).err().map(|e| e.message().to_string())
+        };
+        if let Some(reason) = reason {
+            table.remove(&key);
+            problems.push(Problem { path: path.to_path_buf(), key, reason, tool: None });
+        }
+    }
+    ProjectFile::deserialize(table).map_err(|e| ConfigError::Syntax { path: path.to_path_buf(), source: Box::new(e) })
 }
 
 fn value_error(path: &Path, problem: MaxLinesError) -> ConfigError {
@@ -358,10 +406,33 @@ mod tests {
         for text in
             ["plugin_dirs = [\"evil\"]", "allow_mutating = true", "allow_mutating = false", "concurrent_runs = 64"]
         {
-            let (_dir, cwd) = project(text);
-            let err = Config::default().for_project(&cwd, None).unwrap_err().to_string();
-            assert!(err.contains("can only be set by the operator"), "{text}: {err}");
+            let (_dir, cwd) = project(&format!("{text}\nmax_lines = 7"));
+            let (narrowed, _) = Config::default().for_project(&cwd, None).unwrap();
+            let key = text.split(' ').next().unwrap();
+            assert_eq!(narrowed.problems.len(), 1, "{text}");
+            assert_eq!(narrowed.problems[0].key, key);
+            assert!(narrowed.problems[0].reason.contains("only the operator may set this"), "{text}");
+            assert_eq!((narrowed.plugin_dirs.len(), narrowed.allow_mutating), (0, false), "{text}");
+            assert_eq!(narrowed.concurrent_runs, Config::default().concurrent_runs, "{text}");
+            assert_eq!(narrowed.max_lines, 7, "the rest of the file was dropped: {text}");
         }
+    }
+
+    #[test]
+    fn each_problem_leaves_out_only_what_it_concerns() {
+        let (_dir, cwd) = project(
+            "max_lines = 0\nread_only = \"yes\"\nshout = true\ndisable = [\"npm.*\"]\n\
+             [tools.good]\nrun = [\"a\"]\n[tools.bad]\nrun = [\"b\"]\n[[tools.bad.patterns]]\nregex = '^(.*)$'\n",
+        );
+        let (narrowed, _) = Config::default().for_project(&cwd, None).unwrap();
+        let keys: Vec<&str> = narrowed.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["read_only", "shout", "max_lines", "tools.\"bad\".patterns[0]"]);
+        assert_eq!(narrowed.disable, ["npm.*"]);
+        assert_eq!(narrowed.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["good"]);
+        assert_eq!(narrowed.problem_of("bad").map(|p| p.path.file_name()), Some(Some("buildvise.toml".as_ref())));
+        assert!(narrowed.problem_of("good").is_none());
+        let (_dir, cwd) = project("max_lines = [");
+        assert!(Config::default().for_project(&cwd, None).is_err(), "text that is not TOML concerns the whole file");
     }
 
     #[test]

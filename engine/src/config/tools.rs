@@ -1,11 +1,11 @@
 //! Tools defined in a config file: `[tools."web.lint"]` with the command to run and how to read
 //! its output (formats that plugins export, or regex patterns of the file's own).
 //!
-//! A definition is checked when its file is read, so that a bad regex or a missing `run` is an
-//! error naming the file and the key before anything runs. Whether its formats exist is known
-//! only once the plugins are loaded (see `crate::tools`).
+//! A definition is checked when its file is read: a bad regex or a missing `run` makes that tool,
+//! and only that tool, unusable, with a [`Problem`] naming the file and the key. Whether its
+//! formats exist is known only once the plugins are loaded (see `crate::tools`).
 
-use super::ConfigError;
+use super::Problem;
 use buildvise_plugin_api::Severity;
 use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
@@ -19,7 +19,7 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 /// `[tools."NAME"]` as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub(super) struct ToolFile {
+struct ToolFile {
     run: Vec<String>,
     #[serde(default)]
     formats: Vec<String>,
@@ -63,17 +63,27 @@ pub struct Pattern {
     pub severity: Severity,
 }
 
-/// The definitions of one file, checked.
-pub(super) fn read(files: BTreeMap<String, ToolFile>, origin: &Path) -> Result<Vec<ToolDef>, ConfigError> {
-    files.into_iter().map(|(name, file)| read_one(name, file, origin)).collect()
+/// The definitions of one file, checked: those that can be used, and a problem for each of the
+/// others.
+pub(super) fn read(files: BTreeMap<String, toml::Value>, origin: &Path) -> (Vec<ToolDef>, Vec<Problem>) {
+    let (mut defs, mut problems) = (Vec::new(), Vec::new());
+    for (name, value) in files {
+        match read_one(name, value, origin) {
+            Ok(def) => defs.push(def),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    (defs, problems)
 }
 
-fn read_one(name: String, file: ToolFile, origin: &Path) -> Result<ToolDef, ConfigError> {
-    let problem = |key: &str, problem: String| ConfigError::Tool {
+fn read_one(name: String, value: toml::Value, origin: &Path) -> Result<ToolDef, Problem> {
+    let problem = |key: &str, reason: String| Problem {
         path: origin.to_path_buf(),
         key: format!("tools.\"{name}\"{key}"),
-        problem,
+        reason,
+        tool: Some(name.clone()),
     };
+    let file = ToolFile::deserialize(value).map_err(|e| problem("", e.message().to_string()))?;
     let valid_name = !name.is_empty()
         && !name.starts_with('.')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
@@ -138,10 +148,27 @@ mod tests {
     fn tools(text: &str) -> Result<Vec<ToolDef>, String> {
         #[derive(Deserialize)]
         struct File {
-            tools: BTreeMap<String, ToolFile>,
+            tools: BTreeMap<String, toml::Value>,
         }
         let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
-        read(file.tools, Path::new("/p/buildvise.toml")).map_err(|e| e.to_string())
+        match read(file.tools, Path::new("/p/buildvise.toml")) {
+            (defs, problems) if problems.is_empty() => Ok(defs),
+            (_, problems) => Err(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")),
+        }
+    }
+
+    #[test]
+    fn a_bad_tool_leaves_the_others_usable() {
+        let (defs, problems) = {
+            let text = "[tools.good]\nrun = [\"a\"]\n[tools.bad]\nrun = [\"b\"]\n[[tools.bad.patterns]]\nregex = '('\n\
+                        [tools.odd]\nrun = [\"c\"]\nshell = true\n";
+            let table: toml::Table = toml::from_str(text).unwrap();
+            let tools = table["tools"].as_table().unwrap().clone().into_iter().collect();
+            read(tools, Path::new("/p/buildvise.toml"))
+        };
+        assert_eq!(defs.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["good"]);
+        let named: Vec<_> = problems.iter().map(|p| (p.tool.as_deref(), p.key.as_str())).collect();
+        assert_eq!(named, [(Some("bad"), "tools.\"bad\".patterns[0]"), (Some("odd"), "tools.\"odd\"")]);
     }
 
     #[test]

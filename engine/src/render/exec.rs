@@ -122,6 +122,12 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// A signal's name as a shell shows it (`SIGSEGV`), or `signal N` for one this system does not
+/// name.
+fn signal_name(signal: i32) -> String {
+    nix::sys::signal::Signal::try_from(signal).map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
+}
+
 fn status_word(f: &Finished, success: bool) -> &'static str {
     match f.meta.status {
         RunStatus::TimedOut => "timedOut",
@@ -204,7 +210,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         tool: &f.meta.tool,
         status: status_word(f, success),
         exit_code: f.meta.exit_code,
-        signal: f.meta.signal.map(crate::run::signal_name),
+        signal: f.meta.signal.map(signal_name),
         success,
         duration_ms: f.meta.duration_ms(),
         errors: errors.len(),
@@ -308,7 +314,7 @@ fn header(f: &Finished, success: bool, errors: usize, warnings: usize, counts: b
         },
         RunStatus::Cancelled => "CANCELLED".to_string(),
         RunStatus::Killed => match f.meta.signal {
-            Some(signal) => format!("KILLED by {}", crate::run::signal_name(signal)),
+            Some(signal) => format!("KILLED by {}", signal_name(signal)),
             None => "KILLED".to_string(),
         },
         RunStatus::Running => "RUNNING".to_string(),

@@ -23,7 +23,6 @@ pub use guard::Guard;
 #[cfg(test)]
 pub use lines::each_line;
 pub use lines::line_ends;
-pub use process::signal_name;
 
 use buildvise_plugin_api::Stream;
 use lines::LineSplitter;

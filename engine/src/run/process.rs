@@ -58,9 +58,3 @@ impl Group {
         }
     }
 }
-
-/// A signal's name as a shell shows it (`SIGSEGV`), or `signal N` for one this system does not
-/// name.
-pub fn signal_name(signal: i32) -> String {
-    Signal::try_from(signal).map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
-}
