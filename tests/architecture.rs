@@ -27,11 +27,11 @@ const LAYERS: &[(&str, &[Layer])] = &[
             ("outcome", &["store"]),
             ("parse", &["config", "outcome", "plugins", "store"]),
             ("plugins", &["store"]),
-            ("render", &["history", "outcome", "plugins", "store", "tools"]),
+            ("render", &["gain", "history", "outcome", "plugins", "store", "tools"]),
             ("tools", &["config", "parse", "plugins"]),
         ],
     ),
-    ("app/src", &[("discover", &["tokens"]), ("exec", &["sink", "slots"]), ("rewrite", &["exec"])]),
+    ("app/src", &[("discover", &["tokens"]), ("exec", &["sink", "slots"]), ("gain", &["tokens"]), ("rewrite", &["exec"])]),
     ("src", &[("cli", &["mcp"])]),
 ];
 

@@ -98,6 +98,7 @@ fn every_error_a_user_can_cause_says_what_to_do_once() {
         ("damaged index", vec!["log".into(), broken_index.clone()]),
         ("serve root missing", vec!["serve".into(), "--root".into(), "missing".into()]),
         ("serve not loopback", vec!["serve".into(), "--http".into(), "10.1.2.3:80".into()]),
+        ("gain since neither", vec!["gain".into(), "--since".into(), "yesterday".into()]),
     ];
     let mut report = String::new();
     for (case, args) in &cases {

@@ -34,9 +34,11 @@ pub struct ExecCall {
     pub max_lines: Option<u32>,
 }
 
-/// A finished exec: the answer, and how the run ended (for the CLI's exit code).
+/// A finished exec: the answer, the run it is about, and how the run ended (for the CLI's exit
+/// code).
 #[derive(Debug)]
 pub struct ExecAnswer {
+    pub run_id: String,
     pub rendered: render::Rendered,
     pub status: RunStatus,
     pub exit_code: Option<i32>,
@@ -94,11 +96,13 @@ impl App {
 
         let finished = Finished { meta, result };
         let rendered = self.answer(&finished, call.detail, max_lines, surface);
+        let Finished { meta, .. } = finished;
         Ok(ExecAnswer {
+            run_id: meta.id,
             rendered,
-            status: finished.meta.status,
-            exit_code: finished.meta.exit_code,
-            signal: finished.meta.signal,
+            status: meta.status,
+            exit_code: meta.exit_code,
+            signal: meta.signal,
         })
     }
 

@@ -1,4 +1,4 @@
-//! The application: `exec`, `log` and `list` (and `parse`, `runs`, `diff`), each written once. A surface
+//! The application: `exec`, `log` and `list` (and `parse`, `runs`, `diff`, `gain`), each written once. A surface
 //! (the CLI or the MCP server) maps its arguments to a call, asks the [`App`], and prints the
 //! answer. Everything in between happens here, always in this order: where the call may act
 //! (access), what is allowed and preferred there (config), the work (plugins, the run, the store),
@@ -7,6 +7,7 @@
 mod discover;
 mod error;
 mod exec;
+mod gain;
 mod history;
 mod log;
 mod parse;
@@ -18,6 +19,7 @@ pub mod tokens;
 pub use discover::{Client, DiscoverCall, Discovery, Row, Total, Transcripts, since_ms};
 pub use error::AppError;
 pub use exec::{ExecAnswer, ExecCall};
+pub use gain::{Sent, parse_since};
 pub use history::RunsFilter;
 pub use log::{LogCall, RawPage};
 pub use parse::ParseCall;
@@ -29,12 +31,15 @@ pub use sink::Progress;
 pub use buildvise_engine::access::Access;
 pub use buildvise_engine::config::{Config, check_max_lines};
 pub use buildvise_engine::describe;
+pub use buildvise_engine::gain::{BadSince, Gain};
 pub use buildvise_engine::history::ListedRun;
 pub use buildvise_engine::parse::SavedLog;
 pub use buildvise_engine::plugins::Loading;
-pub use buildvise_engine::render::{Detail, Hints, Rendered, Surface, render_runs, shell_words};
+pub use buildvise_engine::render::{
+    Detail, GainStyle, Hints, Rendered, Surface, render_gain, render_runs, shell_words,
+};
 pub use buildvise_engine::run::{CancelToken, RunError};
-pub use buildvise_engine::store::{RunMeta, RunStatus, StreamFilter, now_ms};
+pub use buildvise_engine::store::{AnsweredCall, RunMeta, RunStatus, StreamFilter, now_ms};
 pub use log::Page;
 
 use buildvise_engine::outcome::Finished;

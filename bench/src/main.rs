@@ -11,6 +11,7 @@
 //! Reproduce: `cargo build --release --workspace && target/release/bench --write docs/benchmarks.md`.
 
 mod corpus;
+mod gain;
 mod history;
 mod ingest;
 mod isolation;
@@ -53,7 +54,7 @@ struct Args {
     #[arg(long, value_name = "DIR")]
     shared: Option<PathBuf>,
     /// Measure only these sections (tokens, overhead, noop, ingest, scale, pages, parse, isolation,
-    /// history); default: all.
+    /// history, gain); default: all.
     #[arg(long, value_name = "SECTION", value_delimiter = ',')]
     only: Vec<String>,
     /// MiB each ingest run prints (the scale and ingest sections); less for a quick check of the
@@ -152,6 +153,7 @@ fn main() -> anyhow::Result<()> {
     section(wanted, "parse scale", || parse_scale::run(&setup, &mut report))?;
     section(wanted, "isolation", || isolation::run(&setup, &mut report))?;
     section(wanted, "history", || history::run(&setup, &mut report))?;
+    section(wanted, "gain", || gain::run(&setup, &mut report))?;
     report.elapsed = started.elapsed();
 
     print!("{}", report.tables());

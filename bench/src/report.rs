@@ -366,6 +366,12 @@ for a command's first run. Tokens: every corpus case with a problem is given a p
 the same problems but its first and with one more, and its standard answer is counted (o200k)
 with and without the comparison.
 
+**Gain** (`bench --only gain`): a store of 200 finished runs (retention's default), written as
+exec writes them with the corpus's logs and an answer each; `buildvise gain --json` timed from
+spawn to exit, first with no counts kept (every log and answer counted; the kept counts removed
+before each sample) and then with the counts kept; and one run of a 64 MB log (the corpus's logs
+end to end), counted once.
+
 **Server ready**: wall time from spawning `buildvise serve` (stdio) to reading its answer to
 `initialize`, which includes loading every plugin; median of the samples.
 

@@ -1,7 +1,7 @@
 //! buildvise's engine: everything beneath the application layer. It runs a command in its own
 //! process group ([`run`]), keeps its log and result ([`store`]), loads plugins ([`plugins`]) and
 //! feeds their parsers on a thread of their own ([`parse`]), compares a run with the one before
-//! ([`history`]), and renders answers ([`render`]), under the operator's settings ([`config`],
+//! ([`history`]), adds up the tokens saved ([`gain`]), and renders answers ([`render`]), under the operator's settings ([`config`],
 //! [`access`]) and with the tools they allow ([`tools`]).
 //!
 //! It is not an API for surfaces: the command line and the MCP server use `buildvise-app`, which
@@ -12,6 +12,7 @@
 pub mod access;
 pub mod config;
 mod describe;
+pub mod gain;
 pub mod history;
 pub mod outcome;
 pub mod parse;

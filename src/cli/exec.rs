@@ -2,8 +2,8 @@
 //! progress line goes to stderr; Ctrl-C, SIGTERM and SIGHUP end the whole process tree and keep
 //! the run.
 
-use super::{Cli, DetailArgs, app, for_terminal, print_json, print_text};
-use buildvise_app::{Access, CancelToken, Config, ExecCall, Progress, RunStatus, Surface};
+use super::{Cli, DetailArgs, app, for_terminal, json_text, print_text};
+use buildvise_app::{Access, AnsweredCall, CancelToken, Config, ExecCall, Progress, RunStatus, Sent, Surface};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -81,9 +81,12 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     }
     let answer = answer?;
     if args.json {
-        print_json(&answer.rendered.structured)?;
+        let json = json_text(&answer.rendered.structured)?;
+        print_text(&json)?;
+        app.sent(&answer.run_id, AnsweredCall::Exec, Sent::CliJson(&json));
     } else {
         print_text(&for_terminal(&answer.rendered.text))?;
+        app.sent(&answer.run_id, AnsweredCall::Exec, Sent::Cli(&answer.rendered.text));
     }
     app.settle_background(RETENTION_PATIENCE);
     Ok(match answer.status {

@@ -1,7 +1,7 @@
 //! `buildvise log`: pages and greps a stored run, or re-renders its answer (`--detail`).
 
-use super::{Cli, app, for_terminal, print_json, print_text};
-use buildvise_app::{Access, CancelToken, Config, Detail, LogCall, StreamFilter, Surface};
+use super::{Cli, app, for_terminal, json_text, print_text};
+use buildvise_app::{Access, AnsweredCall, CancelToken, Config, Detail, LogCall, Sent, StreamFilter, Surface};
 use buildvise_plugin_api::Stream;
 use std::io::Write;
 
@@ -72,10 +72,15 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         max_lines,
     };
     let rendered = app.log(&Access::anywhere(), &call, &CancelToken::default(), Surface::Cli, &mut |_| {})?;
+    // A page read after an exec is part of what the run cost the agent (`gain`); `--raw`, above,
+    // copies stored bytes out and is no answer.
     if args.json {
-        print_json(&rendered.structured)?;
+        let json = json_text(&rendered.structured)?;
+        print_text(&json)?;
+        app.sent(&args.run_id, AnsweredCall::Log, Sent::CliJson(&json));
     } else {
         print_text(&for_terminal(&rendered.text))?;
+        app.sent(&args.run_id, AnsweredCall::Log, Sent::Cli(&rendered.text));
     }
     Ok(0)
 }

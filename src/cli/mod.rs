@@ -16,6 +16,7 @@
 mod diff;
 mod discover;
 mod exec;
+mod gain;
 mod hook;
 mod list;
 mod log;
@@ -67,6 +68,8 @@ pub enum Command {
     Runs(runs::Args),
     /// What was fixed, is new and is still there from one stored run to another.
     Diff(diff::Args),
+    /// The tokens buildvise saved: raw logs against the answers agents got, by tool, project and day.
+    Gain(gain::Args),
     /// Parse a saved log through a tool's parser, without running anything.
     Parse(parse::Args),
     /// Serve the `build` tool to MCP clients (stdio, or --http).
@@ -97,6 +100,7 @@ pub fn main() -> i32 {
         Command::Log(args) => log::run(&cli, args),
         Command::Runs(args) => runs::run(&cli, args),
         Command::Diff(args) => diff::run(&cli, args),
+        Command::Gain(args) => gain::run(&cli, args),
         Command::Parse(args) => parse::run(&cli, args),
         Command::Serve(args) => serve::run(&cli, args),
         Command::Mcp(args) => mcp::run(args),
@@ -142,7 +146,12 @@ fn app_loading(cli: &Cli, config: Config, guard: bool, loading: Loading) -> anyh
 }
 
 fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
-    print_text(&(serde_json::to_string_pretty(value)? + "\n"))
+    print_text(&json_text(value)?)
+}
+
+/// What `--json` prints.
+fn json_text(value: &serde_json::Value) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(value)? + "\n")
 }
 
 /// An answer for a person at a terminal: the status word coloured (red for a failure, green for

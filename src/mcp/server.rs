@@ -7,7 +7,10 @@ use super::args::{self, Call, ExecArgs};
 use super::progress::{self, Said};
 use super::resources;
 use super::schema;
-use buildvise_app::{Access, App, AppError, CancelToken, ExecCall, LogCall, Progress, Rendered, Surface, describe};
+use buildvise_app::{
+    Access, AnsweredCall, App, AppError, CancelToken, ExecAnswer, ExecCall, LogCall, Progress, Rendered, Sent, Surface,
+    describe,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
@@ -79,7 +82,7 @@ impl BuildServer {
         self.app.list(&Access::within(&roots), &cwd)
     }
 
-    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
+    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<ExecAnswer, AppError> {
         let roots = self.roots(&context).await;
         let cwd = Self::cwd(&roots, &self.home, a.cwd.as_deref());
         let call = ExecCall {
@@ -98,7 +101,7 @@ impl BuildServer {
         let app = Arc::clone(&self.app);
         let access = Access::within(&roots);
         blocking(&context, progress, move |cancel, report| {
-            app.exec(&access, &call, cancel, Surface::Mcp, &mut |p: &Progress| report(p)).map(|answer| answer.rendered)
+            app.exec(&access, &call, cancel, Surface::Mcp, &mut |p: &Progress| report(p))
         })
         .await
     }
@@ -116,11 +119,11 @@ impl BuildServer {
 
 /// Runs blocking work (a run, a log scan) off the async runtime, cancelled when the client
 /// cancels the request, reporting progress through `progress` when the client asked for it.
-async fn blocking<T: Clone + Send + 'static>(
+async fn blocking<T: Clone + Send + 'static, A: Send + 'static>(
     context: &RequestContext<RoleServer>,
     progress: Option<(tokio::sync::mpsc::UnboundedSender<T>, tokio::task::JoinHandle<()>)>,
-    work: impl FnOnce(&CancelToken, &dyn Fn(&T)) -> Result<Rendered, AppError> + Send + 'static,
-) -> Result<Rendered, AppError> {
+    work: impl FnOnce(&CancelToken, &dyn Fn(&T)) -> Result<A, AppError> + Send + 'static,
+) -> Result<A, AppError> {
     let cancel = CancelToken::default();
     let watcher = {
         let (ct, cancel) = (context.ct.clone(), cancel.clone());
@@ -202,13 +205,28 @@ impl ServerHandler for BuildServer {
             Ok(call) => call,
             Err(message) => return Ok(refusal(message).into()),
         };
+        // An answer about a run is recorded with it for `gain`, once the answer is on its way.
         let result = match call {
-            Call::List { cwd } => Ok(self.list(cwd, context).await),
-            Call::Log(a) => self.log(a, context).await,
-            Call::Exec(a) => self.exec(a, context).await,
+            Call::List { cwd } => Ok((None, self.list(cwd, context).await)),
+            Call::Log(a) => {
+                let run = (a.run_id.clone(), AnsweredCall::Log);
+                self.log(a, context).await.map(|rendered| (Some(run), rendered))
+            }
+            Call::Exec(a) => {
+                self.exec(a, context).await.map(|answer| (Some((answer.run_id, AnsweredCall::Exec)), answer.rendered))
+            }
         };
         Ok(match result {
-            Ok(rendered) => answer(rendered),
+            Ok((run, rendered)) => {
+                if let Some((id, call)) = run {
+                    let (app, rendered) = (Arc::clone(&self.app), rendered.clone());
+                    tokio::task::spawn_blocking(move || {
+                        let sent = Sent::Mcp { text: &rendered.text, structured: &rendered.structured };
+                        app.sent(&id, call, sent);
+                    });
+                }
+                answer(rendered)
+            }
             Err(error) => refused(&error),
         }
         .into())

@@ -25,7 +25,7 @@ const DEFAULT_MAX_TIMEOUT_SECS: u64 = 3600;
 /// Runs one server runs at once: enough for a few agents' builds side by side, few enough
 /// that they do not all fight for the same cores.
 const DEFAULT_CONCURRENT_RUNS: usize = 4;
-const PROJECT_FILE: &str = "buildvise.toml";
+pub const PROJECT_FILE: &str = "buildvise.toml";
 /// Keys only the operator may set, refused in a project file with the reason.
 const OPERATOR_ONLY: &[&str] = &["plugin_dirs", "allow_mutating", "concurrent_runs"];
 

@@ -6,11 +6,13 @@
 //! (`structuredContent`, `--json`).
 
 mod exec;
+mod gain;
 mod history;
 mod list;
 mod log;
 
 pub use exec::{ExecView, Tail, needs_tail, render_exec};
+pub use gain::{GainStyle, render_gain};
 pub use history::{render_diff, render_runs};
 pub use list::{NO_PLUGIN, PluginTrouble, render_list};
 pub use log::{LINE_BYTES, LogPage, render_log};

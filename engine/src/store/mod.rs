@@ -1,5 +1,6 @@
 //! The run store: one directory per run under the state dir, holding the raw log and its index
-//! ([`log`]), `meta.json` ([`meta`]), `result.json` and the artifact directory.
+//! ([`log`]), `meta.json` ([`meta`]), `result.json`, the artifact directory, and what reading the
+//! run cost the agent, for `gain` ([`answers`]).
 //!
 //! Several processes may share a store. Run directories are created exclusively, files are
 //! written atomically (write, then rename) and privately ([`files`]), and a run being written
@@ -15,6 +16,7 @@
 //! formats no run of today has. A store of a newer layout is refused, so that an older buildvise
 //! never removes what a newer one wrote.
 
+mod answers;
 pub(crate) mod files;
 mod ids;
 mod index;
@@ -22,6 +24,7 @@ pub mod log;
 pub mod meta;
 mod retention;
 
+pub use answers::{AnsweredCall, SentAnswer, TokenCount, Via};
 pub use ids::validate_run_id;
 pub use index::CommandKey;
 pub use log::{LogLine, LogReader, LogWriter, StreamFilter};
