@@ -31,7 +31,10 @@ const LAYERS: &[(&str, &[Layer])] = &[
             ("tools", &["config", "parse", "plugins"]),
         ],
     ),
-    ("app/src", &[("discover", &["tokens"]), ("exec", &["sink", "slots"]), ("gain", &["tokens"]), ("rewrite", &["exec"])]),
+    (
+        "app/src",
+        &[("discover", &["tokens"]), ("exec", &["sink", "slots"]), ("gain", &["tokens"]), ("rewrite", &["exec"])],
+    ),
     ("src", &[("cli", &["mcp"])]),
 ];
 

@@ -211,5 +211,5 @@ fn a_since_it_cannot_read_is_an_error_that_says_what_to_send() {
     let homes = default_homes(&sb);
     let run = discover(&sb, &homes, &["--since", "last tuesday"]);
     run.expect_code(125);
-    assert!(run.stderr.contains("send a date like 2026-03-01 or a span like 7d"), "{}", run.stderr);
+    assert!(run.stderr.contains("send a date such as 2026-11-01 or a duration such as 7d"), "{}", run.stderr);
 }

@@ -16,7 +16,7 @@ mod sink;
 mod slots;
 pub mod tokens;
 
-pub use discover::{Client, DiscoverCall, Discovery, Row, Total, Transcripts, since_ms};
+pub use discover::{Client, DiscoverCall, Discovery, Row, Total, Transcripts};
 pub use error::AppError;
 pub use exec::{ExecAnswer, ExecCall};
 pub use gain::{Sent, parse_since};

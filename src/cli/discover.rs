@@ -3,7 +3,7 @@
 //! and Codex keep. It only reads; nothing leaves the machine.
 
 use super::{Cli, app, print_json, print_text};
-use buildvise_app::{Client, Config, DiscoverCall, now_ms, since_ms};
+use buildvise_app::{Client, Config, DiscoverCall, parse_since};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -31,12 +31,7 @@ enum ClientArg {
 }
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
-    let since = match &args.since {
-        Some(text) => Some(since_ms(text, now_ms()).ok_or_else(|| {
-            anyhow::anyhow!("--since {text:?}: not a date or a span; send a date like 2026-03-01 or a span like 7d")
-        })?),
-        None => None,
-    };
+    let since = args.since.as_deref().map(parse_since).transpose().map_err(|e| anyhow::anyhow!("--since {e}"))?;
     let client = args.client.map(|c| match c {
         ClientArg::Claude => Client::Claude,
         ClientArg::Codex => Client::Codex,

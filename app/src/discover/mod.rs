@@ -149,18 +149,6 @@ impl App {
     }
 }
 
-/// The time `--since` names, in milliseconds since the epoch: a date (`2026-03-01`, midnight UTC),
-/// an RFC 3339 time, or a span back from `now_ms` (`7d`, `12h`, `2w`).
-pub fn since_ms(text: &str, now_ms: u64) -> Option<u64> {
-    let text = text.trim();
-    if let Ok(span) = humantime::parse_duration(text) {
-        return Some(now_ms.saturating_sub(span.as_millis() as u64));
-    }
-    let time = if text.len() == 10 { format!("{text}T00:00:00Z") } else { text.to_string() };
-    let at = humantime::parse_rfc3339_weak(&time).ok()?;
-    Some(at.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis() as u64)
-}
-
 /// Where each client keeps its transcripts: `CLAUDE_CONFIG_DIR` (else `~/.claude`) and
 /// `CODEX_HOME` (else `~/.codex`), as the clients read them.
 fn roots(only: Option<Client>) -> Vec<(Client, PathBuf)> {
@@ -250,8 +238,7 @@ fn read(client: Client, mut input: impl BufRead, mut each: impl FnMut(ShellCall)
 /// A record's `timestamp` (RFC 3339, as both clients write it) in milliseconds since the epoch.
 fn timestamp_ms(record: &Value) -> Option<u64> {
     let text = record["timestamp"].as_str()?;
-    let at = humantime::parse_rfc3339_weak(text).ok()?;
-    Some(at.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis() as u64)
+    u64::try_from(chrono::DateTime::parse_from_rfc3339(text).ok()?.timestamp_millis()).ok()
 }
 
 /// A tool result's text: a string, or the text of its content blocks (images left out), one
@@ -337,16 +324,6 @@ fn leading_words(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn since_takes_a_date_a_time_or_a_span() {
-        let day = 86_400_000;
-        assert_eq!(since_ms("1970-01-02", 0), Some(day));
-        assert_eq!(since_ms("1970-01-02T00:00:01Z", 0), Some(day + 1000));
-        assert_eq!(since_ms("7d", 10 * day), Some(3 * day));
-        assert_eq!(since_ms("12h", day), Some(day / 2));
-        assert_eq!(since_ms("last tuesday", day), None);
-    }
 
     #[test]
     fn a_command_is_known_by_its_program_and_subcommand() {
