@@ -11,6 +11,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod managers;
 pub mod mcp;
 
 use serde_json::Value;
