@@ -11,7 +11,7 @@ mod server;
 mod stdio;
 
 pub use http::{HttpOptions, serve_http};
-pub use install::{Client, Scope, command_name, install};
+pub use install::{Client, Scope, install};
 pub use server::BuildServer;
 pub use stdio::serve_stdio;
 
