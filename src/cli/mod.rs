@@ -24,6 +24,7 @@ mod mcp;
 mod parse;
 mod runs;
 mod serve;
+mod settings_file;
 
 use buildvise_app::{App, AppError, Config, Detail, Loading, RunError, describe};
 use clap::{Parser, Subcommand};

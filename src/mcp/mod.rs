@@ -2,7 +2,6 @@
 
 mod args;
 mod http;
-mod install;
 mod jsonrpc;
 mod progress;
 mod resources;
@@ -11,7 +10,6 @@ mod server;
 mod stdio;
 
 pub use http::{HttpOptions, serve_http};
-pub use install::{Client, Scope, command_name, install};
 pub use server::BuildServer;
 pub use stdio::serve_stdio;
 

@@ -1,19 +1,18 @@
 //! `buildvise hook install`: merges the hook into a client's settings file, or takes it out.
 //!
-//! The file is the user's: every other key and hook is kept, a file reached through a symlink is
-//! written where the link points, its permissions stay, a byte-order mark is accepted (and JSON
-//! comments, where the client reads them), and the file as it was is kept beside it (`.bak`)
-//! before a change. A second run changes nothing. A project's file is meant to be committed, so
-//! it names the command `buildvise` (found on PATH), never a path of this machine. Which file
-//! and which entry each client reads is docs/hooks.md's; the shapes are below.
+//! The file is changed by the writer `mcp install` uses too (`settings_file`): every other key
+//! and hook is kept, and so are a symlink, the mode, a byte-order mark, and comments where the
+//! client reads them; the file as it was is kept as `.bak`, a second run changes nothing, and a
+//! project's file names `buildvise`. Which file and which entry each client reads is
+//! docs/hooks.md's; the shapes are below.
 
 use super::opencode;
+use crate::cli::settings_file::{self, JsonDoc, PROGRAM, SettingsFile, Syntax};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-/// The program a project's file names: PATH finds it on every machine the file goes to.
-const PROGRAM: &str = "buildvise";
+pub use crate::cli::settings_file::{Scope, UserDirs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Client {
@@ -29,40 +28,6 @@ pub enum Client {
     Opencode,
     /// GitHub Copilot CLI: `.github/hooks/buildvise.json`, `~/.copilot/hooks/buildvise.json`.
     Copilot,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Scope {
-    Project,
-    User,
-}
-
-/// The user's directories the clients keep their settings in, from the environment.
-#[derive(Debug, Default)]
-pub struct UserDirs {
-    pub home: Option<PathBuf>,
-    /// `$CODEX_HOME`, when set (else `~/.codex`).
-    pub codex_home: Option<PathBuf>,
-    /// `$COPILOT_HOME`, when set (else `~/.copilot`).
-    pub copilot_home: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`, when set (else `~/.config`).
-    pub config_home: Option<PathBuf>,
-}
-
-impl UserDirs {
-    pub fn from_env() -> UserDirs {
-        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-        UserDirs {
-            home: var(if cfg!(windows) { "USERPROFILE" } else { "HOME" }),
-            codex_home: var("CODEX_HOME"),
-            copilot_home: var("COPILOT_HOME"),
-            config_home: var("XDG_CONFIG_HOME"),
-        }
-    }
-
-    fn home(&self) -> anyhow::Result<&Path> {
-        self.home.as_deref().context("HOME is not set; set it, or use --scope project")
-    }
 }
 
 /// What a run of `install` did, or would do with `--show`.
@@ -105,7 +70,7 @@ impl Client {
             (Client::Claude, Scope::Project) => project.join(".claude/settings.json"),
             (Client::Claude, Scope::User) => dirs.home()?.join(".claude/settings.json"),
             (Client::Codex, Scope::Project) => project.join(".codex/hooks.json"),
-            (Client::Codex, Scope::User) => user(".codex", dirs.codex_home.as_ref())?.join("hooks.json"),
+            (Client::Codex, Scope::User) => dirs.codex()?.join("hooks.json"),
             (Client::Gemini, Scope::Project) => project.join(".gemini/settings.json"),
             (Client::Gemini, Scope::User) => dirs.home()?.join(".gemini/settings.json"),
             (Client::Cursor, Scope::Project) => project.join(".cursor/hooks.json"),
@@ -138,9 +103,9 @@ impl Client {
         }
     }
 
-    /// Whether the client reads its settings file with comments (JSONC).
-    fn reads_comments(self) -> bool {
-        self == Client::Gemini
+    /// How the client reads its settings file: Gemini CLI's takes comments.
+    fn syntax(self) -> Syntax {
+        if self == Client::Gemini { Syntax::Jsonc } else { Syntax::Json }
     }
 
     /// Whether the file is buildvise's own: it goes when the hook is taken out.
@@ -159,29 +124,19 @@ pub fn install(
     remove: bool,
     show: bool,
 ) -> anyhow::Result<Outcome> {
-    let path = client.file(scope, project, dirs)?;
-    // Written where a symlink points, so that the link stays a link.
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
-    let before = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let program = match scope {
-        Scope::Project => PROGRAM.to_string(),
-        Scope::User => crate::mcp::command_name(),
-    };
+    let file = SettingsFile::read(&client.file(scope, project, dirs)?)?;
+    let program = settings_file::program(scope);
     let text = if client == Client::Opencode {
-        opencode::plugin(before.as_deref(), &program, remove, &path)?
+        opencode::plugin(file.text(), &program, remove, &file.path)?
     } else {
-        edit_json(client, before.as_deref(), &format!("{program} hook {}", client.name()), remove, &path)?
+        edit_json(client, file.text(), &format!("{program} hook {}", client.name()), remove, &file.path)?
     };
-    let changed = text.as_deref() != before.as_deref();
+    let changed = file.changes(text.as_deref());
     if changed && !show {
-        write(&path, before.as_deref(), text.as_deref())?;
+        file.write(text.as_deref(), false)?;
     }
-    let needs_path = !remove && program == PROGRAM && crate::mcp::command_name() != PROGRAM;
-    Ok(Outcome { path, changed, text, needs_path })
+    let needs_path = !remove && settings_file::needs_path(&program);
+    Ok(Outcome { path: file.path, changed, text, needs_path })
 }
 
 /// The JSON settings file with the hook put in or taken out; None when nothing but the hook
@@ -193,28 +148,24 @@ fn edit_json(
     remove: bool,
     path: &Path,
 ) -> anyhow::Result<Option<String>> {
-    let unreadable = || format!("{} is not JSON that the client reads; fix it, then run again", path.display());
-    let mut doc = match before.map(|t| t.trim_start_matches('\u{feff}')) {
-        Some(text) if !text.trim().is_empty() && client.reads_comments() => {
-            serde_json::from_reader(json_comments::StripComments::new(text.as_bytes())).with_context(unreadable)?
-        }
-        Some(text) if !text.trim().is_empty() => serde_json::from_str::<Value>(text).with_context(unreadable)?,
-        _ => Value::Object(Map::new()),
-    };
+    let mut doc = JsonDoc::parse(before, client.syntax(), path)?;
     if before.is_none() && remove {
         return Ok(None);
     }
     let shape = client.shape();
-    let changed =
-        if remove { take_out(&mut doc, &shape, path)? } else { put_in(&mut doc, &shape, client.entry(command), path)? };
+    let changed = if remove {
+        take_out(&mut doc.value, &shape, path)?
+    } else {
+        put_in(&mut doc.value, &shape, client.entry(command), path)?
+    };
     if !changed {
         return Ok(before.map(str::to_string));
     }
-    let left = doc.as_object().is_some_and(|root| root.keys().all(|k| k == "version"));
+    let left = doc.value.as_object().is_some_and(|root| root.keys().all(|k| k == "version"));
     if remove && left && client.owns_file() {
         return Ok(None);
     }
-    Ok(Some(serde_json::to_string_pretty(&doc)? + "\n"))
+    Ok(Some(doc.text()))
 }
 
 /// Puts `entry` in, or replaces the entry of ours that differs from it.
@@ -302,32 +253,6 @@ fn is_ours(hook: &Value) -> bool {
     })
 }
 
-/// Writes `text` to `path` through a file beside it, keeping the old file as `.bak` and its
-/// permissions; None removes the file (its old text still kept as `.bak`).
-pub(super) fn write(path: &Path, before: Option<&str>, text: Option<&str>) -> anyhow::Result<()> {
-    let dir = path.parent().context("a settings file has a directory")?;
-    let beside = |ext: &str| {
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(ext);
-        dir.join(name)
-    };
-    if let Some(before) = before {
-        let backup = beside(".bak");
-        std::fs::write(&backup, before).with_context(|| format!("cannot write {}", backup.display()))?;
-    }
-    let Some(text) = text else {
-        return std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()));
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
-    let tmp = beside(".tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    if let Some(permissions) = permissions {
-        std::fs::set_permissions(&tmp, permissions).with_context(|| format!("cannot set {}'s mode", tmp.display()))?;
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,7 +276,9 @@ mod tests {
         let theirs = r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "lint.sh"}]}]}}"#;
         let path = project_file(dir.path(), ".claude/settings.json", &format!("\u{feff}{theirs}"));
         assert!(run(Client::Claude, dir.path(), false).changed);
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let text = text.strip_prefix('\u{feff}').expect("the byte-order mark stays");
+        let doc: Value = serde_json::from_str(text).unwrap();
         assert_eq!(doc["model"], "x");
         assert_eq!(doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "lint.sh");
         assert_eq!(
@@ -361,7 +288,8 @@ mod tests {
         assert!(std::fs::read_to_string(path.with_extension("json.bak")).unwrap().contains("lint.sh"));
         assert!(!run(Client::Claude, dir.path(), false).changed, "a second run changes nothing");
         assert!(run(Client::Claude, dir.path(), true).changed);
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap();
         assert_eq!(doc, serde_json::from_str::<Value>(theirs).unwrap());
         assert!(!run(Client::Claude, dir.path(), true).changed);
     }
@@ -400,7 +328,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = project_file(dir.path(), ".claude/settings.json", "{ not json");
         let err = install(Client::Claude, Scope::Project, dir.path(), &UserDirs::default(), false, false).unwrap_err();
-        assert!(format!("{err:#}").contains("is not JSON that the client reads"), "{err:#}");
+        assert!(format!("{err:#}").contains("is not JSON as the client reads it"), "{err:#}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
         project_file(dir.path(), ".claude/settings.json", r#"{"hooks": []}"#);
         let err = install(Client::Claude, Scope::Project, dir.path(), &UserDirs::default(), false, false).unwrap_err();
@@ -450,15 +378,16 @@ mod tests {
     }
 
     #[test]
-    fn gemini_settings_with_comments_are_read() {
+    fn gemini_settings_keep_their_comments() {
         let dir = tempfile::tempdir().unwrap();
-        let path = project_file(dir.path(), ".gemini/settings.json", "{\n  // the theme\n  \"theme\": \"dark\"\n}\n");
+        let theirs = "{\n  // the theme\n  \"theme\": \"dark\",\n}\n";
+        let path = project_file(dir.path(), ".gemini/settings.json", theirs);
         run(Client::Gemini, dir.path(), false);
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(doc["theme"], "dark");
-        assert!(
-            std::fs::read_to_string(dir.path().join(".gemini/settings.json.bak")).unwrap().contains("// the theme")
-        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("{\n  // the theme\n  \"theme\": \"dark\","), "{text}");
+        assert!(text.contains("buildvise hook gemini"), "{text}");
+        run(Client::Gemini, dir.path(), true);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs, "taken out, the file is as it was");
         // Claude Code reads no comments: neither does its install.
         project_file(dir.path(), ".claude/settings.json", "{ // no\n}");
         assert!(install(Client::Claude, Scope::Project, dir.path(), &UserDirs::default(), false, false).is_err());

@@ -109,10 +109,7 @@ fn install_here(client: install::Client, scope: install::Scope, show: bool, unin
     };
     print_text(&said)?;
     if done.needs_path {
-        eprintln!(
-            "buildvise: the hook runs `buildvise`, which PATH does not find as this binary; put it on PATH \
-             (cargo xtask install) or the hook will not run"
-        );
+        eprintln!("{}", crate::cli::settings_file::path_warning(&done.path));
     }
     Ok(0)
 }
