@@ -262,6 +262,30 @@ async fn a_run_longer_than_a_second_sends_progress() {
     session.close().await;
 }
 
+/// A run silent for longer than the heartbeat is still heard from, with how long it has been
+/// going: a client that resets its timeout on progress must not give up on a quiet test.
+#[tokio::test]
+async fn a_silent_run_is_heard_from_at_least_every_ten_seconds() {
+    let sb = sandbox();
+    let session = connect(&sb, &[]).await;
+    let handle = session.send_exec("echo started; sleep 12; echo done").await;
+    let token = handle.progress_token.clone();
+    let response = handle.await_response().await.expect("the exec answers");
+    let ServerResult::CallToolResult(result) = response else { panic!("not a tool result: {response:?}") };
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+
+    let heartbeat = |p: &rmcp::model::ProgressNotificationParam| {
+        p.message.as_deref().is_some_and(|m| m.starts_with("10 s: ") || m.starts_with("11 s: "))
+    };
+    wait_for("a notification during the silence", || session.progress_for(&token).iter().any(heartbeat)).await;
+    let progress = session.progress_for(&token);
+    let values: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "each notification goes further: {values:?}");
+    let beat = progress.iter().find(|p| heartbeat(p)).expect("found above");
+    assert!(beat.message.as_deref().unwrap().ends_with("1 line: started"), "it says what came last: {beat:?}");
+    session.close().await;
+}
+
 #[tokio::test]
 async fn calls_beyond_concurrent_runs_wait_their_turn_and_say_so() {
     let sb = sandbox();
