@@ -16,9 +16,13 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// o200k tokens tools/list's `tools` (compact JSON) and the server's instructions may cost
-/// together: they are paid on every turn.
+/// o200k tokens the model reads of tools/list (each tool's name, description and input schema,
+/// compact JSON) and the server's instructions may cost together: they are paid on every turn.
 const TOOL_TOKEN_BUDGET: usize = 200;
+
+/// o200k tokens the rest of the tool may cost (title, annotations, output schema): clients read
+/// it and do not pass it to the model, but a client that forwards the whole tool pays it too.
+const TOOL_EXTRAS_BUDGET: usize = 100;
 
 fn sandbox() -> Sandbox {
     Sandbox::new(&[cargo_plugin(), test_plugins(), plugin("npm")])
@@ -514,13 +518,23 @@ async fn the_build_tool_fits_its_token_budget() {
     let session = connect(&sb, &[]).await;
     let tools = session.client.list_all_tools().await.expect("tools/list");
     assert_eq!(tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(), ["build"]);
-    let listed = serde_json::to_string(&tools).expect("tools serialize");
     let instructions = session.client.peer_info().and_then(|info| info.instructions.clone()).unwrap_or_default();
     let bpe = tiktoken_rs::o200k_base().expect("the o200k vocabulary loads");
-    let tokens = bpe.encode_with_special_tokens(&listed).len() + bpe.encode_with_special_tokens(&instructions).len();
-    eprintln!("tools/list tools and instructions: {tokens} o200k tokens (budget {TOOL_TOKEN_BUDGET})");
+    let count = |text: &str| bpe.encode_with_special_tokens(text).len();
+    let whole = serde_json::to_value(&tools).expect("tools serialize");
+    let read: Vec<Value> = whole
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]}))
+        .collect();
+    let listed = serde_json::to_string(&read).expect("serialize");
+    let tokens = count(&listed) + count(&instructions);
+    let all = count(&whole.to_string()) + count(&instructions);
+    eprintln!("tools/list as the model reads it: {tokens} o200k tokens (budget {TOOL_TOKEN_BUDGET}); whole: {all}");
     assert!(tokens > 0, "{listed}");
     assert!(tokens <= TOOL_TOKEN_BUDGET, "{tokens} o200k tokens > {TOOL_TOKEN_BUDGET}:\n{listed}\n{instructions}");
+    assert!(all - tokens <= TOOL_EXTRAS_BUDGET, "title, annotations, output schema: {} > {TOOL_EXTRAS_BUDGET}:\n{whole}", all - tokens);
     session.close().await;
 }
 

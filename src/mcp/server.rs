@@ -182,11 +182,11 @@ impl ServerHandler for BuildServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult { tools: vec![schema::tool()], ..Default::default() })
+        Ok(ListToolsResult { tools: vec![schema::tool(self.app.config().read_only)], ..Default::default() })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        (name == schema::TOOL_NAME).then(schema::tool)
+        (name == schema::TOOL_NAME).then(|| schema::tool(self.app.config().read_only))
     }
 
     async fn call_tool(
