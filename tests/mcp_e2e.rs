@@ -492,6 +492,10 @@ async fn read_only_and_disable_hide_and_refuse_tools() {
     for shown in ["cargo.build", "cargo.check", "npm.test"] {
         assert!(listed.contains(shown), "{shown} is not listed:\n{list}");
     }
+    // Nothing this server runs rewrites the workspace, and the tool says so to the client.
+    let tools = session.client.list_all_tools().await.expect("tools/list");
+    let annotations = tools[0].annotations.as_ref().expect("annotations");
+    assert_eq!(annotations.destructive_hint, Some(false), "{annotations:?}");
 
     let refused = [
         json!({"action": "exec", "tool": "npm.install", "cwd": path_arg(&dir), "confirm": true}),
@@ -534,7 +538,11 @@ async fn the_build_tool_fits_its_token_budget() {
     eprintln!("tools/list as the model reads it: {tokens} o200k tokens (budget {TOOL_TOKEN_BUDGET}); whole: {all}");
     assert!(tokens > 0, "{listed}");
     assert!(tokens <= TOOL_TOKEN_BUDGET, "{tokens} o200k tokens > {TOOL_TOKEN_BUDGET}:\n{listed}\n{instructions}");
-    assert!(all - tokens <= TOOL_EXTRAS_BUDGET, "title, annotations, output schema: {} > {TOOL_EXTRAS_BUDGET}:\n{whole}", all - tokens);
+    assert!(
+        all - tokens <= TOOL_EXTRAS_BUDGET,
+        "title, annotations, output schema: {} > {TOOL_EXTRAS_BUDGET}:\n{whole}",
+        all - tokens
+    );
     session.close().await;
 }
 
