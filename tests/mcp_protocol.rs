@@ -119,6 +119,18 @@ fn what_no_sdk_would_send_gets_the_json_rpc_code_with_the_reason() {
     assert_eq!((id, code), (json!(7), -32602));
     assert!(message.contains("missing field `uri`"), "{message}");
 
+    // A method the server does not offer, known to MCP or not: named, with what is offered.
+    for method in ["prompts/list", "completion/complete", "tasks/list", "buildvise/run"] {
+        let (id, code, message) =
+            error(&server.ask(&format!(r#"{{"jsonrpc":"2.0","id":"{method}","method":"{method}","params":{{}}}}"#)));
+        assert_eq!((id, code), (json!(method), -32601));
+        assert!(
+            message.starts_with(&format!("method \"{method}\" is not offered by this server: it answers ")),
+            "{message}"
+        );
+        assert!(message.contains("tools/call") && message.contains("\"build\""), "{message}");
+    }
+
     // Arguments the tool's schema refuses are the tool's error, which the model reads and fixes.
     let answer = server.call(8, json!({"action": "exec"}));
     assert_eq!(answer["result"]["isError"], true, "{answer}");
