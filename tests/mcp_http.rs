@@ -187,6 +187,56 @@ fn json_that_is_not_a_json_rpc_message_is_a_400_invalid_request() {
 }
 
 #[test]
+fn every_refusal_of_the_transport_is_a_json_rpc_error_saying_what_to_send() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start(&sb);
+    let session = server.initialize();
+    let in_session = ("Mcp-Session-Id", session.as_str());
+    let list = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#;
+    let cases: [(&str, Vec<(&str, &str)>, Option<&str>, u16, Value, &str); 6] = [
+        (
+            "POST",
+            vec![in_session, ("Content-Type", "text/plain")],
+            Some(list),
+            415,
+            json!(5),
+            "Content-Type: application/json",
+        ),
+        (
+            "POST",
+            vec![in_session, ("Accept", "text/plain")],
+            Some(list),
+            406,
+            json!(5),
+            "Accept: application/json, text/event-stream",
+        ),
+        ("GET", vec![in_session, ("Accept", "application/json")], None, 406, Value::Null, "Accept: text/event-stream"),
+        ("PUT", vec![in_session], Some(list), 405, Value::Null, "POST a message, GET a stream, DELETE a session"),
+        ("POST", vec![], Some(list), 400, json!(5), "Mcp-Session-Id"),
+        (
+            "POST",
+            vec![in_session, ("MCP-Protocol-Version", "1999-01-01")],
+            Some(list),
+            400,
+            json!(5),
+            "MCP-Protocol-Version",
+        ),
+    ];
+    for (method, headers, body, status, id, says) in cases {
+        let reply = server.send(method, &headers, body);
+        let (got_id, code, message) = jsonrpc_error(&reply, status);
+        assert_eq!((got_id, code), (id, -32600), "{method} {headers:?}:{reply}");
+        assert!(message.contains(says), "{method} {headers:?}: {message}");
+    }
+
+    // A method the server does not offer is named, with what it offers.
+    let reply = server.send("POST", &[in_session], Some(r#"{"jsonrpc":"2.0","id":6,"method":"prompts/list"}"#));
+    let (id, code, message) = jsonrpc_error(&reply, 200);
+    assert_eq!((id, code), (json!(6), -32601), "{reply}");
+    assert!(message.contains("\"prompts/list\" is not offered") && message.contains("tools/call"), "{message}");
+}
+
+#[test]
 fn delete_ends_a_known_session_and_answers_404_for_an_unknown_one() {
     let sb = Sandbox::new(&[test_plugins()]);
     let server = HttpServer::start(&sb);

@@ -7,12 +7,12 @@
 //! (JSON-RPC 2.0, screened as on stdio), then the session it names. Sessions expire after
 //! `session_idle` without a request or an open response, and there are at most `max_sessions`.
 
-use super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Rejection, screen};
+use super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Rejection, screen, unoffered};
 use super::{BuildServer, shut_down, stop_signal};
 use anyhow::Context as _;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
-use axum::http::header::{CONTENT_TYPE, HOST, ORIGIN};
+use axum::http::header::{ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::middleware::Next;
@@ -45,6 +45,7 @@ const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*",
 /// an unknown session, and one for a server with no room.
 const SESSION_NOT_FOUND: i32 = -32001;
 const NO_ROOM: i32 = -32000;
+const INTERNAL_ERROR: i32 = -32603;
 
 /// How `serve --http` was asked to serve.
 #[derive(Debug, Clone)]
@@ -319,7 +320,7 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request, next: Ne
     match (request.method().clone(), session) {
         (Method::POST, session) => post(&sessions, request, session, next).await,
         (Method::GET, Some(session)) => match sessions.enter(&session) {
-            Some(busy) => streaming(next.run(request).await, busy),
+            Some(busy) => streaming(as_jsonrpc(&Method::GET, Value::Null, next.run(request).await).await, busy),
             None => unknown_session(&sessions, Value::Null, &session),
         },
         (Method::DELETE, Some(session)) => {
@@ -335,7 +336,7 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request, next: Ne
             INVALID_REQUEST,
             "DELETE /mcp without an Mcp-Session-Id header; send the id the initialize response gave, to end that session",
         ),
-        _ => next.run(request).await,
+        (method, _) => as_jsonrpc(&method, Value::Null, next.run(request).await).await,
     }
 }
 
@@ -363,13 +364,17 @@ async fn post(sessions: &Arc<Sessions>, request: Request, session: Option<String
     let request = Request::from_parts(parts, Body::from(bytes));
     if let Some(session) = session {
         return match sessions.enter(&session) {
-            Some(busy) => streaming(next.run(request).await, busy),
+            Some(_) if let Some(rejection) = unoffered(&message) => reply(StatusCode::OK, &rejection),
+            Some(busy) => streaming(as_jsonrpc(&Method::POST, id, next.run(request).await).await, busy),
             None => unknown_session(sessions, id, &session),
         };
     }
     if message.get("method").and_then(Value::as_str) != Some("initialize") {
+        if let Some(rejection) = unoffered(&message) {
+            return reply(StatusCode::OK, &rejection);
+        }
         // rmcp says a session is needed, or serves the request without one (MCP 2026-07-28).
-        return next.run(request).await;
+        return as_jsonrpc(&Method::POST, id, next.run(request).await).await;
     }
     let (admission, evicted) = match sessions.admit() {
         Ok(admitted) => admitted,
@@ -386,7 +391,7 @@ async fn post(sessions: &Arc<Sessions>, request: Request, session: Option<String
     if let Some(evicted) = evicted {
         sessions.close(&evicted).await;
     }
-    let response = next.run(request).await;
+    let response = as_jsonrpc(&Method::POST, id, next.run(request).await).await;
     let created = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(SessionId::from);
     let response = match created {
         Some(created) => streaming(response, sessions.register(created)),
@@ -415,6 +420,52 @@ async fn read_body(mut body: Body) -> Result<Bytes, Response> {
         bytes.extend_from_slice(&data);
     }
     Ok(Bytes::from(bytes))
+}
+
+/// rmcp's refusal of a request (415, 406, 405, 400, …) as a JSON-RPC error body, which the MCP
+/// spec has servers send and clients parse, with what to do; anything else as it came. `id` is
+/// the request's, when it had one.
+async fn as_jsonrpc(method: &Method, id: Value, response: Response) -> Response {
+    let status = response.status();
+    let json = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| {
+        t.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if !(status.is_client_error() || status.is_server_error()) || json {
+        return response;
+    }
+    let allow = response.headers().get(ALLOW).cloned();
+    // rmcp's refusals are a line of text; a bound keeps a surprise from being read whole.
+    let said = match axum::body::to_bytes(response.into_body(), 64 << 10).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_string(),
+        Err(_) => String::new(),
+    };
+    let said = if said.is_empty() { status.canonical_reason().unwrap_or("refused").to_string() } else { said };
+    let todo = match status {
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "send the message with Content-Type: application/json",
+        StatusCode::NOT_ACCEPTABLE if *method == Method::GET => "send Accept: text/event-stream to open a stream",
+        StatusCode::NOT_ACCEPTABLE => "send Accept: application/json, text/event-stream with each POST",
+        StatusCode::METHOD_NOT_ALLOWED => match allow.as_ref().and_then(|a| a.to_str().ok()) {
+            Some(allowed) => &format!("/mcp takes {allowed}: POST a message, GET a stream, DELETE a session"),
+            None => "/mcp takes POST (a message), GET (a stream) and DELETE (a session)",
+        },
+        StatusCode::NOT_FOUND => "send initialize without Mcp-Session-Id to start a new session",
+        _ if said.contains("Protocol-Version") => {
+            "send MCP-Protocol-Version with the version initialize agreed, or leave the header out"
+        }
+        _ if said.contains("ession") => "send the Mcp-Session-Id header the initialize response gave",
+        StatusCode::BAD_REQUEST => "send the request as MCP's streamable HTTP transport defines it",
+        _ => "try again; if it persists, the server's log says why",
+    };
+    let code = match status {
+        StatusCode::NOT_FOUND => SESSION_NOT_FOUND,
+        s if s.is_server_error() => INTERNAL_ERROR,
+        _ => INVALID_REQUEST,
+    };
+    let mut refused = refuse(status, id, code, format!("{said}; {todo}"));
+    if let Some(allow) = allow {
+        refused.headers_mut().insert(ALLOW, allow);
+    }
+    refused
 }
 
 /// Why a request must be refused for the names it carries, if it must: a Host other than a
