@@ -380,6 +380,28 @@ async fn bad_arguments_are_refused_with_what_to_send() {
 }
 
 #[tokio::test]
+async fn a_value_read_otherwise_than_sent_is_said_in_the_answer() {
+    let sb = sandbox();
+    sb.user_config("max_timeout_secs = 30\n");
+    let session = connect(&sb, &[]).await;
+    let (text, structured) = session
+        .ok(json!({"action": "exec", "tool": "panicky.sh", "args": ["echo one; echo two"], "timeout": 1e20}))
+        .await;
+    // The timeout as JSON writes the number it was sent as.
+    let note = "timeout 1e+20 s is over the most this server allows (max_timeout_secs 30); the run had 30 s at most";
+    assert_eq!(text.lines().last(), Some(format!("note: {note}").as_str()), "{text}");
+    assert_eq!(structured["notes"], json!([note]), "{structured:#}");
+
+    let id = structured["runId"].as_str().expect("runId");
+    let (text, structured) = session.ok(json!({"action": "log", "runId": id, "startLine": 0})).await;
+    let note = "startLine 0 was read as 1: lines count from 1, and a negative startLine from the end";
+    assert!(text.starts_with("lines 1-2 of 2\n1|one\n"), "{text}");
+    assert_eq!(text.lines().last(), Some(format!("note: {note}").as_str()), "{text}");
+    assert_eq!(structured["notes"], json!([note]), "{structured:#}");
+    session.close().await;
+}
+
+#[tokio::test]
 async fn unknown_tools_are_refused_with_the_closest_names() {
     let sb = sandbox();
     let session = connect(&sb, &[]).await;

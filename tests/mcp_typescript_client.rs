@@ -147,6 +147,12 @@ fn every_structured_result_validates_against_the_output_schema_with_ajv() {
     for status in ["failed", "ok", "timedOut"] {
         assert!(statuses.contains(&status), "no {status} run among {statuses:?}");
     }
+    // Values read otherwise than sent are said, in the text and in the structured notes.
+    for (call, says) in [(&calls[4], "max_timeout_secs"), (&calls[7], "startLine 0 was read as 1")] {
+        let notes = call["structured"]["notes"].as_array().unwrap_or_else(|| panic!("no notes: {call:#}"));
+        assert!(notes.iter().any(|n| n.as_str().is_some_and(|n| n.contains(says))), "{call:#}");
+        assert!(call["text"].as_str().unwrap().contains("note: "), "{call:#}");
+    }
     let listed = calls[0]["structured"]["tools"].as_array().expect("list gives tools");
     assert!(listed.iter().any(|t| t["name"] == "ci.check"), "{:#}", calls[0]);
     assert!(calls[1]["structured"]["diagnostics"].as_array().is_some_and(|d| d.len() == 2), "{:#}", calls[1]);

@@ -103,6 +103,16 @@ impl BuildServer {
         .await
     }
 
+    /// A note when the call's timeout is over the longest this server allows, which the run
+    /// gets instead (or less, when the project's config allows less).
+    fn capped(&self, a: &ExecArgs) -> Option<String> {
+        let cap = self.app.config().max_timeout.as_secs();
+        let (asked, sent) = (a.timeout_secs?, a.timeout_sent.as_deref()?);
+        (asked > cap).then(|| {
+            format!("timeout {sent} s is over the most this server allows (max_timeout_secs {cap}); the run had {cap} s at most")
+        })
+    }
+
     async fn log(&self, call: LogCall, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
         let access = Access::within(&self.roots(&context).await);
         let progress = progress::sender(&context, |said: &String| Said { message: said.clone(), tests: None });
@@ -163,6 +173,26 @@ fn answer(rendered: Rendered) -> CallToolResult {
     result
 }
 
+/// The answer with `notes` said at its end, in the text as the renderer says notes, and in
+/// `structuredContent.notes`.
+fn with_notes(mut rendered: Rendered, notes: &[String]) -> Rendered {
+    for note in notes {
+        // A line of its own, ending as the answer's lines end.
+        if rendered.text.ends_with('\n') {
+            rendered.text.push_str(&format!("note: {note}\n"));
+        } else {
+            rendered.text.push_str(&format!("\nnote: {note}"));
+        }
+        if let Some(object) = rendered.structured.as_object_mut() {
+            let listed = object.entry("notes").or_insert_with(|| serde_json::Value::Array(Vec::new()));
+            if let Some(listed) = listed.as_array_mut() {
+                listed.push(note.clone().into());
+            }
+        }
+    }
+    rendered
+}
+
 fn refusal(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
@@ -198,17 +228,20 @@ impl ServerHandler for BuildServer {
             let message = format!("unknown tool {:?}: this server has one tool, \"build\"; call that", request.name);
             return Err(McpError::invalid_params(message, None));
         }
-        let call = match args::parse(request.arguments.as_ref()) {
-            Ok(call) => call,
+        let (call, mut notes) = match args::parse(request.arguments.as_ref()) {
+            Ok(parsed) => parsed,
             Err(message) => return Ok(refusal(message).into()),
         };
         let result = match call {
             Call::List { cwd } => Ok(self.list(cwd, context).await),
             Call::Log(a) => self.log(a, context).await,
-            Call::Exec(a) => self.exec(a, context).await,
+            Call::Exec(a) => {
+                notes.extend(self.capped(&a));
+                self.exec(a, context).await
+            }
         };
         Ok(match result {
-            Ok(rendered) => answer(rendered),
+            Ok(rendered) => answer(with_notes(rendered, &notes)),
             Err(error) => refused(&error),
         }
         .into())
