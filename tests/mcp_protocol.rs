@@ -220,3 +220,19 @@ fn stored_runs_are_resources_of_the_sessions_roots_paged_and_only_theirs() {
     let page = server.call(14, json!({"action": "log", "runId": id, "startLine": -1}));
     assert_eq!(page["result"]["isError"], false, "{page}");
 }
+
+#[test]
+fn a_run_with_thousands_of_arguments_has_a_short_resource_description() {
+    let sb = Sandbox::new(&[]);
+    let dir = sb.project_with_config("many", "[tools.\"takes\"]\nrun = [\"true\"]\nformats = [\"fallback\"]\n");
+    let mut server = RawServer::start(&sb, &dir);
+    let args: Vec<String> = (0..5000).map(|n| format!("--argument-{n:04}")).collect();
+    let executed = server.call(1, json!({"action": "exec", "tool": "takes", "args": args}));
+    assert_ne!(executed["result"]["isError"], true, "{executed}");
+
+    let listed = server.ask(r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#);
+    let description = listed["result"]["resources"][0]["description"].as_str().expect("a description");
+    assert!(description.len() <= 400, "{} bytes: {description}", description.len());
+    assert!(description.starts_with("true --argument-0000 --argument-0001"), "{description}");
+    assert!(description.contains("… (5000 args) in ") && description.ends_with(": passed"), "{description}");
+}
