@@ -305,3 +305,95 @@ fn at_the_session_cap_the_idlest_session_makes_way_and_when_all_are_busy_initial
     assert!(reply.header("mcp-session-id").is_none(), "a refused initialize opened a session:{reply}");
     assert_eq!(server.notify(&second).status, 202, "refusing a newcomer ended a busy session");
 }
+
+/// The SSE events of a response body sent in HTTP/1.1 chunks, read one at a time.
+struct Events {
+    stream: std::net::TcpStream,
+    /// Bytes read and not yet de-chunked.
+    raw: Vec<u8>,
+    /// De-chunked bytes not yet split into events.
+    text: String,
+}
+
+impl Events {
+    fn new(first: &str, stream: std::net::TcpStream) -> Self {
+        Events { stream, raw: first.as_bytes().to_vec(), text: String::new() }
+    }
+
+    /// The next event's `id` and `data`; None when the stream ended.
+    fn next(&mut self) -> Option<(Option<String>, String)> {
+        use std::io::Read;
+        loop {
+            if let Some(end) = self.text.find("\n\n") {
+                let event: String = self.text.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    event
+                        .lines()
+                        .filter_map(|l| l.strip_prefix(name))
+                        .map(|v| v.trim_start().to_string())
+                        .reduce(|a, b| a + &b)
+                };
+                return Some((field("id:"), field("data:").unwrap_or_default()));
+            }
+            // A chunk: its size in hex, CRLF, that many bytes, CRLF.
+            if let Some(at) = self.raw.windows(2).position(|w| w == b"\r\n") {
+                let size =
+                    usize::from_str_radix(String::from_utf8_lossy(&self.raw[..at]).trim(), 16).expect("a chunk size");
+                if size == 0 {
+                    return None;
+                }
+                if self.raw.len() >= at + 2 + size + 2 {
+                    let chunk: Vec<u8> = self.raw.drain(..at + 2 + size + 2).skip(at + 2).take(size).collect();
+                    self.text.push_str(&String::from_utf8_lossy(&chunk));
+                    continue;
+                }
+            }
+            let mut buf = [0u8; 4096];
+            match self.stream.read(&mut buf) {
+                Ok(0) => return None,
+                Ok(n) => self.raw.extend_from_slice(&buf[..n]),
+                Err(e) => panic!("reading the stream: {e}"),
+            }
+        }
+    }
+}
+
+/// The index of an event id (`INDEX` or `INDEX/REQUEST`).
+fn index(id: &str) -> u64 {
+    id.split('/').next().and_then(|i| i.parse().ok()).unwrap_or_else(|| panic!("an event id: {id}"))
+}
+
+#[test]
+fn a_stream_resumed_with_last_event_id_goes_on_after_that_event_not_from_it() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start(&sb);
+    let session = server.initialize();
+    let script = "for i in 1 2 3 4 5 6 7 8; do echo \"step $i\"; sleep 0.3; done";
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "build", "arguments": {"action": "exec", "tool": "panicky.sh", "args": [script]},
+        "_meta": {"progressToken": "p"}}});
+    let (reply, stream) = server.send_and_hold("POST", &[("Mcp-Session-Id", &session)], Some(&call.to_string()));
+    assert_eq!(reply.status, 200, "{reply}");
+    let mut events = Events::new(&reply.body, stream);
+    let seen = loop {
+        let (id, data) = events.next().expect("a progress notification before the stream ends");
+        if data.contains("notifications/progress") {
+            break id.expect("events carry ids, for resuming");
+        }
+    };
+    // The client loses the connection, and resumes with the last event it had.
+    drop(events);
+    let (reply, stream) = server.send_and_hold("GET", &[("Mcp-Session-Id", &session), ("Last-Event-ID", &seen)], None);
+    assert_eq!(reply.status, 200, "{reply}");
+    let mut events = Events::new(&reply.body, stream);
+    let mut ids = Vec::new();
+    loop {
+        let (id, data) = events.next().unwrap_or_else(|| panic!("the stream ended before the result; ids {ids:?}"));
+        ids.extend(id);
+        if data.contains("\"result\"") {
+            assert!(data.contains("ok · run "), "{data}");
+            break;
+        }
+    }
+    assert!(ids.iter().all(|id| index(id) > index(&seen)), "after {seen}, the resumed stream sent {ids:?}");
+}

@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 const MAX_BODY: usize = 4 << 20;
 
 const SESSION_HEADER: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The names a request may address this server by: it listens on loopback only.
 const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -306,6 +307,88 @@ impl HttpBody for Streaming {
     }
 }
 
+/// A resumed stream without the event its client already had. rmcp replays a stream from the
+/// event named by `Last-Event-ID` rather than after it (its cache is skipped up to that index,
+/// not past it), so the client heard that event twice: a progress notification, or a whole
+/// result. The first event carrying an id is dropped when it is the one named; after that, or
+/// when it is not (a fixed rmcp), every byte passes as it came.
+struct SkipSeen {
+    body: Body,
+    /// The id to drop, until the first event with an id has gone by.
+    seen: Option<String>,
+    /// Bytes of an event not yet complete, while `seen` is still looked for.
+    pending: Vec<u8>,
+}
+
+impl SkipSeen {
+    /// Takes the complete events out of `pending`, dropping the one named `seen`; the bytes to
+    /// pass on, and once an event with an id has gone by, whatever remains.
+    fn sift(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        while let Some(seen) = &self.seen {
+            let Some(end) = memchr::memmem::find(&self.pending, b"\n\n") else { break };
+            let event: Vec<u8> = self.pending.drain(..end + 2).collect();
+            let text = String::from_utf8_lossy(&event);
+            let id = text.lines().find_map(|line| line.strip_prefix("id:")).map(|id| id.trim_start_matches(' '));
+            match id {
+                None => out.extend_from_slice(&event),
+                Some(id) => {
+                    if id != seen {
+                        out.extend_from_slice(&event);
+                    }
+                    self.seen = None;
+                }
+            }
+        }
+        if self.seen.is_none() {
+            out.append(&mut self.pending);
+        }
+        out
+    }
+}
+
+impl HttpBody for SkipSeen {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        loop {
+            if self.seen.is_none() && self.pending.is_empty() {
+                return Pin::new(&mut self.body).poll_frame(cx);
+            }
+            match Pin::new(&mut self.body).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => {
+                        self.pending.extend_from_slice(&data);
+                        let out = self.sift();
+                        if !out.is_empty() {
+                            return Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(out)))));
+                        }
+                    }
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                Poll::Ready(None) if !self.pending.is_empty() => {
+                    let rest = std::mem::take(&mut self.pending);
+                    self.seen = None;
+                    return Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(rest)))));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.pending.is_empty() && self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::default()
+    }
+}
+
 fn streaming(response: Response, busy: Busy) -> Response {
     response.map(|body| Body::new(Streaming { body, _busy: busy }))
 }
@@ -320,7 +403,18 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request, next: Ne
     match (request.method().clone(), session) {
         (Method::POST, session) => post(&sessions, request, session, next).await,
         (Method::GET, Some(session)) => match sessions.enter(&session) {
-            Some(busy) => streaming(as_jsonrpc(&Method::GET, Value::Null, next.run(request).await).await, busy),
+            Some(busy) => {
+                let resumed =
+                    request.headers().get(LAST_EVENT_ID).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                let response = as_jsonrpc(&Method::GET, Value::Null, next.run(request).await).await;
+                let response = match resumed {
+                    Some(seen) if response.status().is_success() => {
+                        response.map(|body| Body::new(SkipSeen { body, seen: Some(seen), pending: Vec::new() }))
+                    }
+                    _ => response,
+                };
+                streaming(response, busy)
+            }
             None => unknown_session(&sessions, Value::Null, &session),
         },
         (Method::DELETE, Some(session)) => {
