@@ -193,7 +193,9 @@ fn every_refusal_of_the_transport_is_a_json_rpc_error_saying_what_to_send() {
     let session = server.initialize();
     let in_session = ("Mcp-Session-Id", session.as_str());
     let list = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#;
-    let cases: [(&str, Vec<(&str, &str)>, Option<&str>, u16, Value, &str); 6] = [
+    // Method, headers, body; then the status, the id and what the message says to do.
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, Option<&'a str>, u16, Value, &'a str);
+    let cases: [Case; 6] = [
         (
             "POST",
             vec![in_session, ("Content-Type", "text/plain")],
