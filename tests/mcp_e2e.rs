@@ -11,7 +11,13 @@ mod common;
 
 use common::mcp::{call, connect, text, wait_for};
 use common::{Sandbox, alive, cargo_plugin, pids, plugin, runs, test_plugins};
-use rmcp::model::{CallToolRequestParams, ServerResult};
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, CancelTaskParams, ClientCapabilities, ClientConfig, ClientRequest, GetTaskParams,
+    Implementation, Request, ServerResult, TaskStatus,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -592,4 +598,69 @@ async fn a_damaged_store_file_is_an_error_naming_the_run_not_a_crash() {
     let (answer, _) = session.ok(json!({"action": "log", "runId": id, "detail": "standard"})).await;
     assert!(answer.starts_with("ok · run "), "{answer}");
     session.close().await;
+}
+
+/// A client that declared the MCP tasks extension: `exec` answers with a task it polls.
+async fn connect_with_tasks(sb: &Sandbox) -> RunningService<RoleClient, ClientConfig> {
+    let command = tokio::process::Command::from(sb.command(["serve"]));
+    let transport = TokioChildProcess::new(command).expect("spawn buildvise serve");
+    let config =
+        ClientConfig::new(ClientCapabilities::builder().enable_tasks().build(), Implementation::new("tasks", "0"));
+    config.serve(transport).await.expect("MCP initialize with buildvise serve")
+}
+
+/// Sends `exec panicky.sh SCRIPT`; the id of the task it was answered with.
+async fn exec_task(client: &RunningService<RoleClient, ClientConfig>, script: &str) -> String {
+    let arguments = json!({"action": "exec", "tool": "panicky.sh", "args": [script]});
+    let Value::Object(arguments) = arguments else { unreachable!("an object literal") };
+    let request =
+        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
+    let response = client.send_request(request).await.expect("tools/call");
+    let ServerResult::CreateTaskResult(created) = response else { panic!("not a task: {response:?}") };
+    assert_eq!(created.task.status, TaskStatus::Working, "{created:?}");
+    created.task.task_id
+}
+
+/// `tasks/get` until `done` holds of the task (as JSON), boundedly; the task then.
+async fn poll_task(
+    client: &RunningService<RoleClient, ClientConfig>,
+    id: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let got = client.get_task(GetTaskParams::new(id)).await.expect("tasks/get");
+        let got = serde_json::to_value(got).expect("serialize");
+        if done(&got) {
+            return got;
+        }
+        assert!(std::time::Instant::now() < until, "gave up polling task {id}: {got:#}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_declares_tasks_gets_exec_as_a_task_it_can_poll_and_cancel() {
+    let sb = sandbox();
+    let client = connect_with_tasks(&sb).await;
+    let info = client.peer_info().expect("the server introduced itself");
+    assert!(info.capabilities.supports_tasks(), "{info:?}");
+
+    let id = exec_task(&client, "echo started; sleep 1; echo 'error: broke'; exit 1").await;
+    let task = poll_task(&client, &id, |t| t["status"] != "working").await;
+    assert_eq!(task["status"], "completed", "{task:#}");
+    let result = &task["result"];
+    assert!(result["content"][0]["text"].as_str().is_some_and(|t| t.starts_with("FAIL exit 1 · ")), "{task:#}");
+    assert_eq!(result["structuredContent"]["exitCode"], 1, "{task:#}");
+
+    // A long run: its progress is the task's status message, and tasks/cancel ends it.
+    let id = exec_task(&client, "echo started; sleep 60").await;
+    let task = poll_task(&client, &id, |t| t["statusMessage"].as_str().is_some_and(|m| m.contains("started"))).await;
+    assert_eq!(task["status"], "working", "{task:#}");
+    client.cancel_task(CancelTaskParams::new(&id)).await.expect("tasks/cancel");
+    let task = poll_task(&client, &id, |t| t["status"] != "working").await;
+    assert_eq!(task["status"], "cancelled", "{task:#}");
+    let runs = runs(&sb);
+    assert!(runs.iter().any(|r| r["status"] == "cancelled"), "{runs:#?}");
+    client.cancel().await.expect("the session closes");
 }

@@ -24,6 +24,8 @@ const OFFERED: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "tasks/get",
+    "tasks/cancel",
 ];
 
 /// An error reply to a message rmcp should not see.

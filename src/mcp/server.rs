@@ -9,11 +9,12 @@ use super::resources;
 use super::schema;
 use buildvise_app::{Access, App, AppError, CancelToken, ExecCall, LogCall, Progress, Rendered, Surface, describe};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
+    GetTaskParams, GetTaskResult, Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -27,11 +28,13 @@ pub struct BuildServer {
     home: PathBuf,
     /// Roots the client announced, fetched on first use (None: not asked yet).
     client_roots: Mutex<Option<Vec<PathBuf>>>,
+    /// `exec` calls answered with a task (MCP tasks extension), for a client that declared it.
+    tasks: TaskManager,
 }
 
 impl BuildServer {
     pub fn new(app: Arc<App>, roots: Vec<PathBuf>, home: PathBuf) -> Self {
-        BuildServer { app, roots, home, client_roots: Mutex::new(None) }
+        BuildServer { app, roots, home, client_roots: Mutex::new(None), tasks: TaskManager::new() }
     }
 
     /// `--root` dirs, else the client's roots, else the server's working directory. (rmcp marks
@@ -79,18 +82,22 @@ impl BuildServer {
         self.app.list(&Access::within(&roots), &cwd)
     }
 
-    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
-        let roots = self.roots(&context).await;
-        let cwd = Self::cwd(&roots, &self.home, a.cwd.as_deref());
-        let call = ExecCall {
+    /// The app's call for `a`, within `roots`.
+    fn exec_call(&self, a: ExecArgs, roots: &[PathBuf]) -> ExecCall {
+        ExecCall {
+            cwd: Self::cwd(roots, &self.home, a.cwd.as_deref()),
             tool: a.tool,
             args: a.args,
-            cwd,
             timeout_secs: a.timeout_secs,
             confirm: a.confirm,
             detail: a.detail,
             max_lines: a.max_lines,
-        };
+        }
+    }
+
+    async fn exec(&self, a: ExecArgs, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
+        let roots = self.roots(&context).await;
+        let call = self.exec_call(a, &roots);
         let progress = progress::sender(&context, |p: &Progress| Said {
             message: p.describe(),
             tests: p.tests_total.map(|total| (p.tests, total)),
@@ -111,6 +118,53 @@ impl BuildServer {
         (asked > cap).then(|| {
             format!("timeout {sent} s is over the most this server allows (max_timeout_secs {cap}); the run had {cap} s at most")
         })
+    }
+
+    /// `exec` as a task: the client is answered at once with the task, polls `tasks/get` for how
+    /// the run goes (its progress, as the task's status message) and for the answer, and may
+    /// `tasks/cancel` it, which ends the run as `notifications/cancelled` would.
+    async fn exec_task(
+        &self,
+        a: ExecArgs,
+        notes: Vec<String>,
+        context: RequestContext<RoleServer>,
+    ) -> CreateTaskResult {
+        let roots = self.roots(&context).await;
+        let call = self.exec_call(a, &roots);
+        let app = Arc::clone(&self.app);
+        let access = Access::within(&roots);
+        // No time to live: a run waits its turn among `concurrent_runs` and then may take up to
+        // the timeout, and a task that expired mid-run would lose its answer while the run went on.
+        let options = TaskOptions::new().with_ttl_ms(None).with_poll_interval_ms(1000);
+        let task = self.tasks.spawn(options, move |task: TaskContext| {
+            Box::pin(async move {
+                let cancel = CancelToken::default();
+                let watcher = {
+                    let (task, cancel) = (task.clone(), cancel.clone());
+                    tokio::spawn(async move {
+                        task.cancelled().await;
+                        cancel.cancel();
+                    })
+                };
+                let status = task.clone();
+                let outcome = tokio::task::spawn_blocking(move || {
+                    app.exec(&access, &call, &cancel, Surface::Mcp, &mut |p: &Progress| {
+                        status.set_status_message(p.describe());
+                    })
+                })
+                .await;
+                watcher.abort();
+                if task.is_cancel_requested() {
+                    return Err(TaskExit::Cancelled);
+                }
+                match outcome {
+                    Ok(Ok(done)) => Ok(answer(with_notes(done.rendered, &notes))),
+                    Ok(Err(error)) => Ok(refused(&error)),
+                    Err(e) => Err(TaskExit::Error(McpError::internal_error(e.to_string(), None))),
+                }
+            })
+        });
+        CreateTaskResult::new(task)
     }
 
     async fn log(&self, call: LogCall, context: RequestContext<RoleServer>) -> Result<Rendered, AppError> {
@@ -203,7 +257,7 @@ fn refused(error: &AppError) -> CallToolResult {
 
 impl ServerHandler for BuildServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_tasks().build())
             .with_server_info(Implementation::new("buildvise", env!("CARGO_PKG_VERSION")))
     }
 
@@ -237,6 +291,9 @@ impl ServerHandler for BuildServer {
             Call::Log(a) => self.log(a, context).await,
             Call::Exec(a) => {
                 notes.extend(self.capped(&a));
+                if context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
+                    return Ok(self.exec_task(a, notes, context).await.into());
+                }
                 self.exec(a, context).await
             }
         };
@@ -274,6 +331,22 @@ impl ServerHandler for BuildServer {
         let access = Access::within(&self.roots(&context).await);
         let app = Arc::clone(&self.app);
         off_runtime(move || resources::read(&app, &access, &request.uri)).await.map(Into::into)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        self.tasks.get_task(&request.task_id).map(GetTaskResult::new)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel_task(&request.task_id)
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
