@@ -11,14 +11,24 @@ mod common;
 
 use common::mcp::{call, connect, text, wait_for};
 use common::{Sandbox, alive, cargo_plugin, pids, plugin, runs, test_plugins};
-use rmcp::model::{CallToolRequestParams, ServerResult};
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, CancelTaskParams, ClientCapabilities, ClientConfig, ClientRequest, GetTaskParams,
+    Implementation, Request, ServerResult, TaskStatus,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// o200k tokens tools/list's `tools` (compact JSON) and the server's instructions may cost
-/// together: they are paid on every turn.
+/// o200k tokens the model reads of tools/list (each tool's name, description and input schema,
+/// compact JSON) and the server's instructions may cost together: they are paid on every turn.
 const TOOL_TOKEN_BUDGET: usize = 200;
+
+/// o200k tokens the rest of the tool may cost (title, annotations, output schema): clients read
+/// it and do not pass it to the model, but a client that forwards the whole tool pays it too.
+const TOOL_EXTRAS_BUDGET: usize = 100;
 
 fn sandbox() -> Sandbox {
     Sandbox::new(&[cargo_plugin(), test_plugins(), plugin("npm")])
@@ -262,6 +272,30 @@ async fn a_run_longer_than_a_second_sends_progress() {
     session.close().await;
 }
 
+/// A run silent for longer than the heartbeat is still heard from, with how long it has been
+/// going: a client that resets its timeout on progress must not give up on a quiet test.
+#[tokio::test]
+async fn a_silent_run_is_heard_from_at_least_every_ten_seconds() {
+    let sb = sandbox();
+    let session = connect(&sb, &[]).await;
+    let handle = session.send_exec("echo started; sleep 12; echo done").await;
+    let token = handle.progress_token.clone();
+    let response = handle.await_response().await.expect("the exec answers");
+    let ServerResult::CallToolResult(result) = response else { panic!("not a tool result: {response:?}") };
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+
+    let heartbeat = |p: &rmcp::model::ProgressNotificationParam| {
+        p.message.as_deref().is_some_and(|m| m.starts_with("10 s: ") || m.starts_with("11 s: "))
+    };
+    wait_for("a notification during the silence", || session.progress_for(&token).iter().any(heartbeat)).await;
+    let progress = session.progress_for(&token);
+    let values: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "each notification goes further: {values:?}");
+    let beat = progress.iter().find(|p| heartbeat(p)).expect("found above");
+    assert!(beat.message.as_deref().unwrap().ends_with("1 line: started"), "it says what came last: {beat:?}");
+    session.close().await;
+}
+
 #[tokio::test]
 async fn calls_beyond_concurrent_runs_wait_their_turn_and_say_so() {
     let sb = sandbox();
@@ -348,6 +382,28 @@ async fn bad_arguments_are_refused_with_what_to_send() {
     }
     // None of them ran anything.
     assert_eq!(runs(&sb), Vec::<Value>::new());
+    session.close().await;
+}
+
+#[tokio::test]
+async fn a_value_read_otherwise_than_sent_is_said_in_the_answer() {
+    let sb = sandbox();
+    sb.user_config("max_timeout_secs = 30\n");
+    let session = connect(&sb, &[]).await;
+    let (text, structured) = session
+        .ok(json!({"action": "exec", "tool": "panicky.sh", "args": ["echo one; echo two"], "timeout": 1e20}))
+        .await;
+    // The timeout as JSON writes the number it was sent as.
+    let note = "timeout 1e+20 s is over the most this server allows (max_timeout_secs 30); the run had 30 s at most";
+    assert_eq!(text.lines().last(), Some(format!("note: {note}").as_str()), "{text}");
+    assert_eq!(structured["notes"], json!([note]), "{structured:#}");
+
+    let id = structured["runId"].as_str().expect("runId");
+    let (text, structured) = session.ok(json!({"action": "log", "runId": id, "startLine": 0})).await;
+    let note = "startLine 0 was read as 1: lines count from 1, and a negative startLine from the end";
+    assert!(text.starts_with("lines 1-2 of 2\n1|one\n"), "{text}");
+    assert_eq!(text.lines().last(), Some(format!("note: {note}").as_str()), "{text}");
+    assert_eq!(structured["notes"], json!([note]), "{structured:#}");
     session.close().await;
 }
 
@@ -464,6 +520,10 @@ async fn read_only_and_disable_hide_and_refuse_tools() {
     for shown in ["cargo.build", "cargo.check", "npm.test"] {
         assert!(listed.contains(shown), "{shown} is not listed:\n{list}");
     }
+    // Nothing this server runs rewrites the workspace, and the tool says so to the client.
+    let tools = session.client.list_all_tools().await.expect("tools/list");
+    let annotations = tools[0].annotations.as_ref().expect("annotations");
+    assert_eq!(annotations.destructive_hint, Some(false), "{annotations:?}");
 
     let refused = [
         json!({"action": "exec", "tool": "npm.install", "cwd": path_arg(&dir), "confirm": true}),
@@ -490,13 +550,27 @@ async fn the_build_tool_fits_its_token_budget() {
     let session = connect(&sb, &[]).await;
     let tools = session.client.list_all_tools().await.expect("tools/list");
     assert_eq!(tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(), ["build"]);
-    let listed = serde_json::to_string(&tools).expect("tools serialize");
     let instructions = session.client.peer_info().and_then(|info| info.instructions.clone()).unwrap_or_default();
     let bpe = tiktoken_rs::o200k_base().expect("the o200k vocabulary loads");
-    let tokens = bpe.encode_with_special_tokens(&listed).len() + bpe.encode_with_special_tokens(&instructions).len();
-    eprintln!("tools/list tools and instructions: {tokens} o200k tokens (budget {TOOL_TOKEN_BUDGET})");
+    let count = |text: &str| bpe.encode_with_special_tokens(text).len();
+    let whole = serde_json::to_value(&tools).expect("tools serialize");
+    let read: Vec<Value> = whole
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]}))
+        .collect();
+    let listed = serde_json::to_string(&read).expect("serialize");
+    let tokens = count(&listed) + count(&instructions);
+    let all = count(&whole.to_string()) + count(&instructions);
+    eprintln!("tools/list as the model reads it: {tokens} o200k tokens (budget {TOOL_TOKEN_BUDGET}); whole: {all}");
     assert!(tokens > 0, "{listed}");
     assert!(tokens <= TOOL_TOKEN_BUDGET, "{tokens} o200k tokens > {TOOL_TOKEN_BUDGET}:\n{listed}\n{instructions}");
+    assert!(
+        all - tokens <= TOOL_EXTRAS_BUDGET,
+        "title, annotations, output schema: {} > {TOOL_EXTRAS_BUDGET}:\n{whole}",
+        all - tokens
+    );
     session.close().await;
 }
 
@@ -524,4 +598,69 @@ async fn a_damaged_store_file_is_an_error_naming_the_run_not_a_crash() {
     let (answer, _) = session.ok(json!({"action": "log", "runId": id, "detail": "standard"})).await;
     assert!(answer.starts_with("ok · run "), "{answer}");
     session.close().await;
+}
+
+/// A client that declared the MCP tasks extension: `exec` answers with a task it polls.
+async fn connect_with_tasks(sb: &Sandbox) -> RunningService<RoleClient, ClientConfig> {
+    let command = tokio::process::Command::from(sb.command(["serve"]));
+    let transport = TokioChildProcess::new(command).expect("spawn buildvise serve");
+    let config =
+        ClientConfig::new(ClientCapabilities::builder().enable_tasks().build(), Implementation::new("tasks", "0"));
+    config.serve(transport).await.expect("MCP initialize with buildvise serve")
+}
+
+/// Sends `exec panicky.sh SCRIPT`; the id of the task it was answered with.
+async fn exec_task(client: &RunningService<RoleClient, ClientConfig>, script: &str) -> String {
+    let arguments = json!({"action": "exec", "tool": "panicky.sh", "args": [script]});
+    let Value::Object(arguments) = arguments else { unreachable!("an object literal") };
+    let request =
+        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("build").with_arguments(arguments)));
+    let response = client.send_request(request).await.expect("tools/call");
+    let ServerResult::CreateTaskResult(created) = response else { panic!("not a task: {response:?}") };
+    assert_eq!(created.task.status, TaskStatus::Working, "{created:?}");
+    created.task.task_id
+}
+
+/// `tasks/get` until `done` holds of the task (as JSON), boundedly; the task then.
+async fn poll_task(
+    client: &RunningService<RoleClient, ClientConfig>,
+    id: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let got = client.get_task(GetTaskParams::new(id)).await.expect("tasks/get");
+        let got = serde_json::to_value(got).expect("serialize");
+        if done(&got) {
+            return got;
+        }
+        assert!(std::time::Instant::now() < until, "gave up polling task {id}: {got:#}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_declares_tasks_gets_exec_as_a_task_it_can_poll_and_cancel() {
+    let sb = sandbox();
+    let client = connect_with_tasks(&sb).await;
+    let info = client.peer_info().expect("the server introduced itself");
+    assert!(info.capabilities.supports_tasks(), "{info:?}");
+
+    let id = exec_task(&client, "echo started; sleep 1; echo 'error: broke'; exit 1").await;
+    let task = poll_task(&client, &id, |t| t["status"] != "working").await;
+    assert_eq!(task["status"], "completed", "{task:#}");
+    let result = &task["result"];
+    assert!(result["content"][0]["text"].as_str().is_some_and(|t| t.starts_with("FAIL exit 1 · ")), "{task:#}");
+    assert_eq!(result["structuredContent"]["exitCode"], 1, "{task:#}");
+
+    // A long run: its progress is the task's status message, and tasks/cancel ends it.
+    let id = exec_task(&client, "echo started; sleep 60").await;
+    let task = poll_task(&client, &id, |t| t["statusMessage"].as_str().is_some_and(|m| m.contains("started"))).await;
+    assert_eq!(task["status"], "working", "{task:#}");
+    client.cancel_task(CancelTaskParams::new(&id)).await.expect("tasks/cancel");
+    let task = poll_task(&client, &id, |t| t["status"] != "working").await;
+    assert_eq!(task["status"], "cancelled", "{task:#}");
+    let runs = runs(&sb);
+    assert!(runs.iter().any(|r| r["status"] == "cancelled"), "{runs:#?}");
+    client.cancel().await.expect("the session closes");
 }

@@ -187,6 +187,58 @@ fn json_that_is_not_a_json_rpc_message_is_a_400_invalid_request() {
 }
 
 #[test]
+fn every_refusal_of_the_transport_is_a_json_rpc_error_saying_what_to_send() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start(&sb);
+    let session = server.initialize();
+    let in_session = ("Mcp-Session-Id", session.as_str());
+    let list = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#;
+    // Method, headers, body; then the status, the id and what the message says to do.
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, Option<&'a str>, u16, Value, &'a str);
+    let cases: [Case; 6] = [
+        (
+            "POST",
+            vec![in_session, ("Content-Type", "text/plain")],
+            Some(list),
+            415,
+            json!(5),
+            "Content-Type: application/json",
+        ),
+        (
+            "POST",
+            vec![in_session, ("Accept", "text/plain")],
+            Some(list),
+            406,
+            json!(5),
+            "Accept: application/json, text/event-stream",
+        ),
+        ("GET", vec![in_session, ("Accept", "application/json")], None, 406, Value::Null, "Accept: text/event-stream"),
+        ("PUT", vec![in_session], Some(list), 405, Value::Null, "POST a message, GET a stream, DELETE a session"),
+        ("POST", vec![], Some(list), 400, json!(5), "Mcp-Session-Id"),
+        (
+            "POST",
+            vec![in_session, ("MCP-Protocol-Version", "1999-01-01")],
+            Some(list),
+            400,
+            json!(5),
+            "MCP-Protocol-Version",
+        ),
+    ];
+    for (method, headers, body, status, id, says) in cases {
+        let reply = server.send(method, &headers, body);
+        let (got_id, code, message) = jsonrpc_error(&reply, status);
+        assert_eq!((got_id, code), (id, -32600), "{method} {headers:?}:{reply}");
+        assert!(message.contains(says), "{method} {headers:?}: {message}");
+    }
+
+    // A method the server does not offer is named, with what it offers.
+    let reply = server.send("POST", &[in_session], Some(r#"{"jsonrpc":"2.0","id":6,"method":"prompts/list"}"#));
+    let (id, code, message) = jsonrpc_error(&reply, 200);
+    assert_eq!((id, code), (json!(6), -32601), "{reply}");
+    assert!(message.contains("\"prompts/list\" is not offered") && message.contains("tools/call"), "{message}");
+}
+
+#[test]
 fn delete_ends_a_known_session_and_answers_404_for_an_unknown_one() {
     let sb = Sandbox::new(&[test_plugins()]);
     let server = HttpServer::start(&sb);
@@ -254,4 +306,96 @@ fn at_the_session_cap_the_idlest_session_makes_way_and_when_all_are_busy_initial
     assert!(message.contains("higher --max-sessions"), "{message}");
     assert!(reply.header("mcp-session-id").is_none(), "a refused initialize opened a session:{reply}");
     assert_eq!(server.notify(&second).status, 202, "refusing a newcomer ended a busy session");
+}
+
+/// The SSE events of a response body sent in HTTP/1.1 chunks, read one at a time.
+struct Events {
+    stream: std::net::TcpStream,
+    /// Bytes read and not yet de-chunked.
+    raw: Vec<u8>,
+    /// De-chunked bytes not yet split into events.
+    text: String,
+}
+
+impl Events {
+    fn new(first: &str, stream: std::net::TcpStream) -> Self {
+        Events { stream, raw: first.as_bytes().to_vec(), text: String::new() }
+    }
+
+    /// The next event's `id` and `data`; None when the stream ended.
+    fn next(&mut self) -> Option<(Option<String>, String)> {
+        use std::io::Read;
+        loop {
+            if let Some(end) = self.text.find("\n\n") {
+                let event: String = self.text.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    event
+                        .lines()
+                        .filter_map(|l| l.strip_prefix(name))
+                        .map(|v| v.trim_start().to_string())
+                        .reduce(|a, b| a + &b)
+                };
+                return Some((field("id:"), field("data:").unwrap_or_default()));
+            }
+            // A chunk: its size in hex, CRLF, that many bytes, CRLF.
+            if let Some(at) = self.raw.windows(2).position(|w| w == b"\r\n") {
+                let size =
+                    usize::from_str_radix(String::from_utf8_lossy(&self.raw[..at]).trim(), 16).expect("a chunk size");
+                if size == 0 {
+                    return None;
+                }
+                if self.raw.len() >= at + 2 + size + 2 {
+                    let chunk: Vec<u8> = self.raw.drain(..at + 2 + size + 2).skip(at + 2).take(size).collect();
+                    self.text.push_str(&String::from_utf8_lossy(&chunk));
+                    continue;
+                }
+            }
+            let mut buf = [0u8; 4096];
+            match self.stream.read(&mut buf) {
+                Ok(0) => return None,
+                Ok(n) => self.raw.extend_from_slice(&buf[..n]),
+                Err(e) => panic!("reading the stream: {e}"),
+            }
+        }
+    }
+}
+
+/// The index of an event id (`INDEX` or `INDEX/REQUEST`).
+fn index(id: &str) -> u64 {
+    id.split('/').next().and_then(|i| i.parse().ok()).unwrap_or_else(|| panic!("an event id: {id}"))
+}
+
+#[test]
+fn a_stream_resumed_with_last_event_id_goes_on_after_that_event_not_from_it() {
+    let sb = Sandbox::new(&[test_plugins()]);
+    let server = HttpServer::start(&sb);
+    let session = server.initialize();
+    let script = "for i in 1 2 3 4 5 6 7 8; do echo \"step $i\"; sleep 0.3; done";
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "build", "arguments": {"action": "exec", "tool": "panicky.sh", "args": [script]},
+        "_meta": {"progressToken": "p"}}});
+    let (reply, stream) = server.send_and_hold("POST", &[("Mcp-Session-Id", &session)], Some(&call.to_string()));
+    assert_eq!(reply.status, 200, "{reply}");
+    let mut events = Events::new(&reply.body, stream);
+    let seen = loop {
+        let (id, data) = events.next().expect("a progress notification before the stream ends");
+        if data.contains("notifications/progress") {
+            break id.expect("events carry ids, for resuming");
+        }
+    };
+    // The client loses the connection, and resumes with the last event it had.
+    drop(events);
+    let (reply, stream) = server.send_and_hold("GET", &[("Mcp-Session-Id", &session), ("Last-Event-ID", &seen)], None);
+    assert_eq!(reply.status, 200, "{reply}");
+    let mut events = Events::new(&reply.body, stream);
+    let mut ids = Vec::new();
+    loop {
+        let (id, data) = events.next().unwrap_or_else(|| panic!("the stream ended before the result; ids {ids:?}"));
+        ids.extend(id);
+        if data.contains("\"result\"") {
+            assert!(data.contains("ok · run "), "{data}");
+            break;
+        }
+    }
+    assert!(ids.iter().all(|id| index(id) > index(&seen)), "after {seen}, the resumed stream sent {ids:?}");
 }

@@ -119,6 +119,18 @@ fn what_no_sdk_would_send_gets_the_json_rpc_code_with_the_reason() {
     assert_eq!((id, code), (json!(7), -32602));
     assert!(message.contains("missing field `uri`"), "{message}");
 
+    // A method the server does not offer, known to MCP or not: named, with what is offered.
+    for method in ["prompts/list", "completion/complete", "tasks/list", "buildvise/run"] {
+        let (id, code, message) =
+            error(&server.ask(&format!(r#"{{"jsonrpc":"2.0","id":"{method}","method":"{method}","params":{{}}}}"#)));
+        assert_eq!((id, code), (json!(method), -32601));
+        assert!(
+            message.starts_with(&format!("method \"{method}\" is not offered by this server: it answers ")),
+            "{message}"
+        );
+        assert!(message.contains("tools/call") && message.contains("\"build\""), "{message}");
+    }
+
     // Arguments the tool's schema refuses are the tool's error, which the model reads and fixes.
     let answer = server.call(8, json!({"action": "exec"}));
     assert_eq!(answer["result"]["isError"], true, "{answer}");
@@ -207,4 +219,20 @@ fn stored_runs_are_resources_of_the_sessions_roots_paged_and_only_theirs() {
     assert!(message.starts_with(&format!("no run \"{other_id}\" in the store")), "{message}");
     let page = server.call(14, json!({"action": "log", "runId": id, "startLine": -1}));
     assert_eq!(page["result"]["isError"], false, "{page}");
+}
+
+#[test]
+fn a_run_with_thousands_of_arguments_has_a_short_resource_description() {
+    let sb = Sandbox::new(&[]);
+    let dir = sb.project_with_config("many", "[tools.\"takes\"]\nrun = [\"true\"]\nformats = [\"fallback\"]\n");
+    let mut server = RawServer::start(&sb, &dir);
+    let args: Vec<String> = (0..5000).map(|n| format!("--argument-{n:04}")).collect();
+    let executed = server.call(1, json!({"action": "exec", "tool": "takes", "args": args}));
+    assert_ne!(executed["result"]["isError"], true, "{executed}");
+
+    let listed = server.ask(r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#);
+    let description = listed["result"]["resources"][0]["description"].as_str().expect("a description");
+    assert!(description.len() <= 400, "{} bytes: {description}", description.len());
+    assert!(description.starts_with("true --argument-0000 --argument-0001"), "{description}");
+    assert!(description.contains("… (5000 args) in ") && description.ends_with(": passed"), "{description}");
 }

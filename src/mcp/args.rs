@@ -38,12 +38,27 @@ pub struct ExecArgs {
     pub args: Vec<String>,
     pub cwd: Option<String>,
     pub timeout_secs: Option<u64>,
+    /// The timeout as sent, for a note when the server's cap shortens it.
+    pub timeout_sent: Option<String>,
     pub detail: Detail,
     pub max_lines: Option<u32>,
     pub confirm: bool,
 }
 
-pub fn parse(arguments: Option<&Map<String, Value>>) -> Result<Call, String> {
+/// A valid call, and notes for its answer: values the call sent that are read otherwise than
+/// written (a `startLine` of 0), so that the caller is not left to guess.
+pub fn parse(arguments: Option<&Map<String, Value>>) -> Result<(Call, Vec<String>), String> {
+    let mut notes = Vec::new();
+    if let Some(a) = arguments
+        && a.get("action").and_then(Value::as_str) == Some("log")
+        && integer(a, "startLine")? == Some(0)
+    {
+        notes.push("startLine 0 was read as 1: lines count from 1, and a negative startLine from the end".to_string());
+    }
+    Ok((call(arguments)?, notes))
+}
+
+fn call(arguments: Option<&Map<String, Value>>) -> Result<Call, String> {
     let empty = Map::new();
     let a = arguments.unwrap_or(&empty);
     if let Some(unknown) = a.keys().find(|k| !FIELDS.contains(&k.as_str())) {
@@ -57,6 +72,7 @@ pub fn parse(arguments: Option<&Map<String, Value>>) -> Result<Call, String> {
             args: strings(a, "args")?,
             cwd: string(a, "cwd")?,
             timeout_secs: timeout(a)?,
+            timeout_sent: a.get("timeout").filter(|t| t.is_number()).map(Value::to_string),
             detail: detail(a)?.unwrap_or_default(),
             max_lines: max_lines(a)?,
             confirm: boolean(a, "confirm")?.unwrap_or(false),
@@ -128,6 +144,7 @@ fn timeout(a: &Map<String, Value>) -> Result<Option<u64>, String> {
     match a.get("timeout") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_f64() {
+            // Saturates: a timeout past u64 seconds is capped by the config like any long one.
             Some(s) if s > 0.0 => Ok(Some(s.ceil() as u64)),
             _ => Err(format!("timeout must be a positive number of seconds, got {n}")),
         },
@@ -162,7 +179,7 @@ mod tests {
     use serde_json::json;
 
     fn call(v: Value) -> Result<Call, String> {
-        parse(v.as_object())
+        parse(v.as_object()).map(|(call, _)| call)
     }
 
     #[test]
@@ -181,6 +198,14 @@ mod tests {
             panic!("not log")
         };
         assert_eq!((l.start, l.stream), (-5, StreamFilter::Only(Stream::Stderr)));
+    }
+
+    #[test]
+    fn a_start_line_of_zero_is_read_as_one_and_the_answer_says_so() {
+        let (_, notes) = parse(json!({"action": "log", "runId": "abcdefgh", "startLine": 0}).as_object()).unwrap();
+        assert_eq!(notes, ["startLine 0 was read as 1: lines count from 1, and a negative startLine from the end"]);
+        let (_, notes) = parse(json!({"action": "log", "runId": "abcdefgh", "startLine": 1}).as_object()).unwrap();
+        assert!(notes.is_empty());
     }
 
     #[test]

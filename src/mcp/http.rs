@@ -7,12 +7,12 @@
 //! (JSON-RPC 2.0, screened as on stdio), then the session it names. Sessions expire after
 //! `session_idle` without a request or an open response, and there are at most `max_sessions`.
 
-use super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Rejection, screen};
+use super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Rejection, screen, unoffered};
 use super::{BuildServer, shut_down, stop_signal};
 use anyhow::Context as _;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
-use axum::http::header::{CONTENT_TYPE, HOST, ORIGIN};
+use axum::http::header::{ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::middleware::Next;
@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 const MAX_BODY: usize = 4 << 20;
 
 const SESSION_HEADER: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The names a request may address this server by: it listens on loopback only.
 const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -45,6 +46,7 @@ const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*",
 /// an unknown session, and one for a server with no room.
 const SESSION_NOT_FOUND: i32 = -32001;
 const NO_ROOM: i32 = -32000;
+const INTERNAL_ERROR: i32 = -32603;
 
 /// How `serve --http` was asked to serve.
 #[derive(Debug, Clone)]
@@ -305,6 +307,88 @@ impl HttpBody for Streaming {
     }
 }
 
+/// A resumed stream without the event its client already had. rmcp replays a stream from the
+/// event named by `Last-Event-ID` rather than after it (its cache is skipped up to that index,
+/// not past it), so the client heard that event twice: a progress notification, or a whole
+/// result. The first event carrying an id is dropped when it is the one named; after that, or
+/// when it is not (a fixed rmcp), every byte passes as it came.
+struct SkipSeen {
+    body: Body,
+    /// The id to drop, until the first event with an id has gone by.
+    seen: Option<String>,
+    /// Bytes of an event not yet complete, while `seen` is still looked for.
+    pending: Vec<u8>,
+}
+
+impl SkipSeen {
+    /// Takes the complete events out of `pending`, dropping the one named `seen`; the bytes to
+    /// pass on, and once an event with an id has gone by, whatever remains.
+    fn sift(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        while let Some(seen) = &self.seen {
+            let Some(end) = memchr::memmem::find(&self.pending, b"\n\n") else { break };
+            let event: Vec<u8> = self.pending.drain(..end + 2).collect();
+            let text = String::from_utf8_lossy(&event);
+            let id = text.lines().find_map(|line| line.strip_prefix("id:")).map(|id| id.trim_start_matches(' '));
+            match id {
+                None => out.extend_from_slice(&event),
+                Some(id) => {
+                    if id != seen {
+                        out.extend_from_slice(&event);
+                    }
+                    self.seen = None;
+                }
+            }
+        }
+        if self.seen.is_none() {
+            out.append(&mut self.pending);
+        }
+        out
+    }
+}
+
+impl HttpBody for SkipSeen {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        loop {
+            if self.seen.is_none() && self.pending.is_empty() {
+                return Pin::new(&mut self.body).poll_frame(cx);
+            }
+            match Pin::new(&mut self.body).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => {
+                        self.pending.extend_from_slice(&data);
+                        let out = self.sift();
+                        if !out.is_empty() {
+                            return Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(out)))));
+                        }
+                    }
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                Poll::Ready(None) if !self.pending.is_empty() => {
+                    let rest = std::mem::take(&mut self.pending);
+                    self.seen = None;
+                    return Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(rest)))));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.pending.is_empty() && self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::default()
+    }
+}
+
 fn streaming(response: Response, busy: Busy) -> Response {
     response.map(|body| Body::new(Streaming { body, _busy: busy }))
 }
@@ -319,7 +403,18 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request, next: Ne
     match (request.method().clone(), session) {
         (Method::POST, session) => post(&sessions, request, session, next).await,
         (Method::GET, Some(session)) => match sessions.enter(&session) {
-            Some(busy) => streaming(next.run(request).await, busy),
+            Some(busy) => {
+                let resumed =
+                    request.headers().get(LAST_EVENT_ID).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                let response = as_jsonrpc(&Method::GET, Value::Null, next.run(request).await).await;
+                let response = match resumed {
+                    Some(seen) if response.status().is_success() => {
+                        response.map(|body| Body::new(SkipSeen { body, seen: Some(seen), pending: Vec::new() }))
+                    }
+                    _ => response,
+                };
+                streaming(response, busy)
+            }
             None => unknown_session(&sessions, Value::Null, &session),
         },
         (Method::DELETE, Some(session)) => {
@@ -335,7 +430,7 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request, next: Ne
             INVALID_REQUEST,
             "DELETE /mcp without an Mcp-Session-Id header; send the id the initialize response gave, to end that session",
         ),
-        _ => next.run(request).await,
+        (method, _) => as_jsonrpc(&method, Value::Null, next.run(request).await).await,
     }
 }
 
@@ -363,13 +458,17 @@ async fn post(sessions: &Arc<Sessions>, request: Request, session: Option<String
     let request = Request::from_parts(parts, Body::from(bytes));
     if let Some(session) = session {
         return match sessions.enter(&session) {
-            Some(busy) => streaming(next.run(request).await, busy),
+            Some(_) if let Some(rejection) = unoffered(&message) => reply(StatusCode::OK, &rejection),
+            Some(busy) => streaming(as_jsonrpc(&Method::POST, id, next.run(request).await).await, busy),
             None => unknown_session(sessions, id, &session),
         };
     }
     if message.get("method").and_then(Value::as_str) != Some("initialize") {
+        if let Some(rejection) = unoffered(&message) {
+            return reply(StatusCode::OK, &rejection);
+        }
         // rmcp says a session is needed, or serves the request without one (MCP 2026-07-28).
-        return next.run(request).await;
+        return as_jsonrpc(&Method::POST, id, next.run(request).await).await;
     }
     let (admission, evicted) = match sessions.admit() {
         Ok(admitted) => admitted,
@@ -386,7 +485,7 @@ async fn post(sessions: &Arc<Sessions>, request: Request, session: Option<String
     if let Some(evicted) = evicted {
         sessions.close(&evicted).await;
     }
-    let response = next.run(request).await;
+    let response = as_jsonrpc(&Method::POST, id, next.run(request).await).await;
     let created = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(SessionId::from);
     let response = match created {
         Some(created) => streaming(response, sessions.register(created)),
@@ -415,6 +514,52 @@ async fn read_body(mut body: Body) -> Result<Bytes, Response> {
         bytes.extend_from_slice(&data);
     }
     Ok(Bytes::from(bytes))
+}
+
+/// rmcp's refusal of a request (415, 406, 405, 400, …) as a JSON-RPC error body, which the MCP
+/// spec has servers send and clients parse, with what to do; anything else as it came. `id` is
+/// the request's, when it had one.
+async fn as_jsonrpc(method: &Method, id: Value, response: Response) -> Response {
+    let status = response.status();
+    let json = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| {
+        t.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if !(status.is_client_error() || status.is_server_error()) || json {
+        return response;
+    }
+    let allow = response.headers().get(ALLOW).cloned();
+    // rmcp's refusals are a line of text; a bound keeps a surprise from being read whole.
+    let said = match axum::body::to_bytes(response.into_body(), 64 << 10).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_string(),
+        Err(_) => String::new(),
+    };
+    let said = if said.is_empty() { status.canonical_reason().unwrap_or("refused").to_string() } else { said };
+    let todo = match status {
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "send the message with Content-Type: application/json",
+        StatusCode::NOT_ACCEPTABLE if *method == Method::GET => "send Accept: text/event-stream to open a stream",
+        StatusCode::NOT_ACCEPTABLE => "send Accept: application/json, text/event-stream with each POST",
+        StatusCode::METHOD_NOT_ALLOWED => match allow.as_ref().and_then(|a| a.to_str().ok()) {
+            Some(allowed) => &format!("/mcp takes {allowed}: POST a message, GET a stream, DELETE a session"),
+            None => "/mcp takes POST (a message), GET (a stream) and DELETE (a session)",
+        },
+        StatusCode::NOT_FOUND => "send initialize without Mcp-Session-Id to start a new session",
+        _ if said.contains("Protocol-Version") => {
+            "send MCP-Protocol-Version with the version initialize agreed, or leave the header out"
+        }
+        _ if said.contains("ession") => "send the Mcp-Session-Id header the initialize response gave",
+        StatusCode::BAD_REQUEST => "send the request as MCP's streamable HTTP transport defines it",
+        _ => "try again; if it persists, the server's log says why",
+    };
+    let code = match status {
+        StatusCode::NOT_FOUND => SESSION_NOT_FOUND,
+        s if s.is_server_error() => INTERNAL_ERROR,
+        _ => INVALID_REQUEST,
+    };
+    let mut refused = refuse(status, id, code, format!("{said}; {todo}"));
+    if let Some(allow) = allow {
+        refused.headers_mut().insert(ALLOW, allow);
+    }
+    refused
 }
 
 /// Why a request must be refused for the names it carries, if it must: a Host other than a

@@ -11,6 +11,22 @@ use serde_json::{Value, json};
 pub const PARSE_ERROR: i32 = -32700;
 pub const INVALID_REQUEST: i32 = -32600;
 pub const INVALID_PARAMS: i32 = -32602;
+pub const METHOD_NOT_FOUND: i32 = -32601;
+
+/// The requests this server answers. rmcp answers any other with -32601 and the bare method
+/// name, which tells a client nothing about what it may call instead.
+const OFFERED: &[&str] = &[
+    "initialize",
+    "server/discover",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "tasks/get",
+    "tasks/cancel",
+];
 
 /// An error reply to a message rmcp should not see.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,6 +93,22 @@ pub fn screen(bytes: &[u8]) -> Result<Value, Rejection> {
     }
 }
 
+/// The -32601 reply to a request for a method this server does not offer, naming the method and
+/// what it offers; None for a request it answers, a notification or a response.
+pub fn unoffered(message: &Value) -> Option<Rejection> {
+    let method = message.get("method")?.as_str()?;
+    let id = message.get("id")?;
+    if OFFERED.contains(&method) {
+        return None;
+    }
+    let message = format!(
+        "method {method:?} is not offered by this server: it answers {}; its one tool is \"build\" \
+         (tools/call with action exec, log or list)",
+        OFFERED.join(", ")
+    );
+    Some(Rejection::new(id.clone(), METHOD_NOT_FOUND, message))
+}
+
 /// Whether `params` read as `T`; the reason and an example of good params when not.
 fn check<T: DeserializeOwned>(params: Option<&Value>, example: &str) -> Result<(), String> {
     let Some(params) = params else {
@@ -129,6 +161,18 @@ mod tests {
         assert!(r.message.starts_with("invalid params for tools/call: params are missing"), "{}", r.message);
         let r = rejected(r#"{"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {}}"#);
         assert!(r.message.contains("missing field `uri`"), "{}", r.message);
+    }
+
+    #[test]
+    fn a_method_not_offered_is_named_with_what_is() {
+        let request = json!({"jsonrpc": "2.0", "id": 9, "method": "prompts/list"});
+        let r = unoffered(&request).expect("prompts/list is not offered");
+        assert_eq!((r.code, r.id), (METHOD_NOT_FOUND, json!(9)));
+        assert!(r.message.starts_with("method \"prompts/list\" is not offered by this server: it answers initialize,"));
+        assert!(r.message.contains("tools/call, resources/list"), "{}", r.message);
+        assert!(unoffered(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"})).is_none());
+        assert!(unoffered(&json!({"jsonrpc": "2.0", "method": "notifications/whatever"})).is_none());
+        assert!(unoffered(&json!({"jsonrpc": "2.0", "id": 1, "result": {}})).is_none());
     }
 
     #[test]

@@ -5,15 +5,25 @@
 //! measures how far a build is. So the value counts in units: the time before tests is unit 0,
 //! and each finished test one more (`total` = 1 + the tests announced); within a unit, each
 //! notification adds a part of what is left of it, which keeps the value rising and never lets
-//! it reach the next unit. A notification goes out only when its message changed.
+//! it reach the next unit. A notification goes out when its message changed, and at least every
+//! [`HEARTBEAT`] while the work is silent: clients such as the TypeScript SDK reset a request's
+//! timeout (60 s by default) on progress, and a test that prints nothing for a minute would
+//! otherwise be cancelled by the client that asked for it.
 
 use rmcp::RoleServer;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
+use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// The longest a call that asked for progress goes without a notification: well inside the
+/// 60 s a client's default timeout allows, and rare enough to cost nothing.
+pub const HEARTBEAT: Duration = Duration::from_secs(10);
 
 /// What one notification says: its message, and tests finished and announced when known.
+#[derive(Clone)]
 pub struct Said {
     pub message: String,
     pub tests: Option<(u64, u64)>,
@@ -60,15 +70,39 @@ pub fn sender<T: Send + 'static>(
     let peer = context.peer.clone();
     let reporter = tokio::spawn(async move {
         let mut clock = Clock::default();
-        while let Some(value) = rx.recv().await {
-            let said = say(&value);
+        let started = Instant::now();
+        let mut last_sent = started;
+        let mut last_said: Option<Said> = None;
+        loop {
+            let said = tokio::select! {
+                value = rx.recv() => match value {
+                    Some(value) => {
+                        let said = say(&value);
+                        last_said = Some(said.clone());
+                        said
+                    }
+                    None => break,
+                },
+                () = tokio::time::sleep_until(last_sent + HEARTBEAT) => heartbeat(started.elapsed(), last_said.as_ref()),
+            };
             let Some((progress, total)) = clock.next(&said) else { continue };
             let mut params = ProgressNotificationParam::new(token.clone(), progress).with_message(said.message);
             params.total = total;
             let _ = peer.notify_progress(params).await;
+            last_sent = Instant::now();
         }
     });
     Some((tx, reporter))
+}
+
+/// What a silent call says: how long it has been going, and the last thing it said (a silent
+/// test keeps its count, so the value stays within its unit).
+fn heartbeat(elapsed: Duration, last: Option<&Said>) -> Said {
+    let secs = elapsed.as_secs();
+    match last {
+        Some(last) => Said { message: format!("{secs} s: {}", last.message), tests: last.tests },
+        None => Said { message: format!("{secs} s: no output yet"), tests: None },
+    }
 }
 
 #[cfg(test)]

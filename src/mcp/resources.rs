@@ -53,10 +53,26 @@ pub fn list(app: &App, access: &Access, cursor: Option<&str>) -> Result<ListReso
     Ok(page)
 }
 
+/// Characters of a run's command, and of its directory, that a resource's description shows: a
+/// list of 50 runs is read whole by the client, and a call with thousands of arguments must not
+/// make it hundreds of kilobytes. The run's answer and log have the rest.
+const COMMAND_CHARS: usize = 160;
+const CWD_CHARS: usize = 120;
+
 fn resource(meta: &RunMeta) -> Resource {
     let command = shell_words(std::iter::once(&meta.program).chain(&meta.args));
+    let command = match command.char_indices().nth(COMMAND_CHARS) {
+        Some((at, _)) => format!("{}… ({} args)", &command[..at], meta.args.len()),
+        None => command,
+    };
+    // The end of a directory names the project; its start is the same for every run.
+    let chars = meta.cwd.chars().count();
+    let cwd = match meta.cwd.char_indices().nth(chars.saturating_sub(CWD_CHARS)) {
+        Some((at, _)) if at > 0 => format!("…{}", &meta.cwd[at..]),
+        _ => meta.cwd.clone(),
+    };
     Resource::new(format!("{PREFIX}{}", meta.id), format!("{} {}", meta.tool, meta.id))
-        .with_description(format!("{command} in {}: {}", meta.cwd, outcome(meta)))
+        .with_description(format!("{command} in {cwd}: {}", outcome(meta)))
         .with_mime_type("text/plain")
 }
 

@@ -6,7 +6,7 @@
 //! finish, and a run in flight would go on that long, or past the moment the client gives up
 //! and kills the server, leaving a run nobody stored.
 
-use super::jsonrpc::{INVALID_REQUEST, Rejection, screen};
+use super::jsonrpc::{INVALID_REQUEST, Rejection, screen, unoffered};
 use super::{BuildServer, shut_down, stop_signal};
 use buildvise_app::App;
 use rmcp::ServiceExt;
@@ -84,7 +84,7 @@ async fn read_stdin(messages: mpsc::Sender<RxJsonRpcMessage<RoleServer>>, out: W
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let parsed = screen(text).and_then(|value| {
+        let parsed = screen(text).and_then(|value| unoffered(&value).map_or(Ok(value), Err)).and_then(|value| {
             serde_json::from_value(value).map_err(|e| Rejection {
                 id: Value::Null,
                 code: INVALID_REQUEST,

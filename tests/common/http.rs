@@ -86,7 +86,8 @@ impl HttpServer {
     }
 
     /// Sends one request to `/mcp` with the headers a streamable HTTP client sends (Host, Accept,
-    /// Content-Type with a body) and these, and reads the reply to its end.
+    /// Content-Type with a body), unless `headers` names them, and these, and reads the reply to
+    /// its end.
     pub fn send(&self, method: &str, headers: &[(&str, &str)], body: Option<&str>) -> Reply {
         let mut stream = self.open(method, headers, body);
         let mut bytes = Vec::new();
@@ -123,7 +124,10 @@ impl HttpServer {
             request.push_str(&format!("{name}: {value}\r\n"));
         }
         if let Some(body) = body {
-            request.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
+            if !named("Content-Type") {
+                request.push_str("Content-Type: application/json\r\n");
+            }
+            request.push_str(&format!("Content-Length: {}\r\n", body.len()));
         }
         request.push_str("Connection: close\r\n\r\n");
         request.push_str(body.unwrap_or_default());
