@@ -86,7 +86,7 @@ impl App {
         let RunSink { log, parser, unterminated, .. } = sink;
         meta.unterminated = unterminated;
         self.record_ending(&run, &mut meta, log, outcome);
-        let mut result = RunResult::from_parse(parser.finish(parser_end(outcome.ending, &plan)), meta.exit_code);
+        let mut result = parser.finish(parser_end(outcome.ending, &plan));
         result.fingerprints = history::fingerprints(&call.tool, &result.diagnostics);
         // The answer survives a store that cannot take it: it says so, and where to make room.
         if let Err(e) = self.store_finished(&config, &run, &mut meta, &mut result, &call.args) {

@@ -105,7 +105,10 @@ fn in_process(library: &Path, lines: &[Vec<u8>]) -> anyhow::Result<(Duration, us
         while !worker.ready(Duration::from_millis(10)) {}
         worker.push(Stream::Stdout, i as u64 + 1, line);
     }
-    let result = worker.finish(RunEnd::exited(101))?;
+    let result = worker.finish(RunEnd::exited(101));
+    if let Some(error) = result.parser_error {
+        anyhow::bail!("the parser failed: {error}");
+    }
     Ok((started.elapsed(), result.diagnostics.len()))
 }
 

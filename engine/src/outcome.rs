@@ -57,6 +57,20 @@ impl RunResult {
         }
     }
 
+    /// This result, from a parser that was stopped after log line `line` for spending more than
+    /// `patience` of CPU on the lines up to it: it covers those lines, and it says so. Its word on
+    /// success is not trusted, since what it did not read may hold the failure: only an exit code
+    /// of 0 can say success.
+    pub fn parse_stopped(mut self, line: u64, patience: std::time::Duration, exit_code: Option<i32>) -> Self {
+        self.parser_error = Some(format!(
+            "stopped after log line {line}, having spent more than {}s of CPU on the lines before it; the \
+             lines after it were not parsed",
+            patience.as_secs()
+        ));
+        self.success &= exit_code == Some(0);
+        self
+    }
+
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics.iter().filter(|d| d.severity == Severity::Error)
     }

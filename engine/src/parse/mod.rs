@@ -6,6 +6,7 @@
 mod combined;
 mod patterns;
 mod saved;
+mod thread_cpu;
 mod worker;
 
 pub use combined::RunParser;

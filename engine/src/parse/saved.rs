@@ -93,8 +93,7 @@ pub fn parse_saved(parser: RunParser, log: &SavedLog, end: RunEnd, keep_tail: us
             feed(stderr, Stream::Stderr)?;
         }
     }
-    let exit_code = end.exit_code;
-    let result = RunResult::from_parse(worker.finish(end), exit_code);
+    let result = worker.finish(end);
     Ok(Parsed { result, tail: tail.into(), lines: number })
 }
 
@@ -106,6 +105,5 @@ pub fn parse_stored(parser: RunParser, reader: &mut LogReader, end: RunEnd) -> R
         worker.push(stream, number, bytes);
         true
     })?;
-    let exit_code = end.exit_code;
-    Ok(RunResult::from_parse(worker.finish(end), exit_code))
+    Ok(worker.finish(end))
 }

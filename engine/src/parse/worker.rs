@@ -1,24 +1,34 @@
 //! A plugin's parser on a thread of its own, fed in batches through a bounded queue.
 //!
 //! The process side never waits on the parser for longer than it chooses: [`ParseWorker::ready`]
-//! waits at most the time it is given, and a parser that has spent more than [`PATIENCE`] on one
-//! batch (or on `finish`) is abandoned: the run goes on without it and its result is a parser
-//! error. An abandoned parser's thread is left to its fate; if the plugin ever returns, the thread
-//! sees it was abandoned, frees the parser and ends.
+//! waits at most the time it is given. A parser is judged by the CPU time its thread spent
+//! ([`ThreadCpu`]), so that a loaded machine keeping it waiting does not count against it. One
+//! that has spent more than [`PATIENCE`] on a batch is stopped: it gets no more lines, and once it
+//! returns its result covers the lines before that batch, saying where it stopped. One that has
+//! not returned by [`LAST_CHANCE`] (or by [`WALL_LIMIT`], whatever its CPU time) is abandoned, and
+//! the result is a parser error. An abandoned parser's thread is left to its fate; if the plugin
+//! ever returns, the thread sees it was abandoned, frees the parser and ends.
 
 use super::RunParser;
+use super::thread_cpu::ThreadCpu;
+use crate::outcome::RunResult;
 use crate::plugins::PluginError;
 use buildvise_plugin_api::{ParseResult, Progress, RunEnd, Stream, strip_ansi};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-/// How long a parser may spend on one batch of lines, or on `finish`, before it is abandoned. A
-/// batch is at most [`BATCH_LINES`] lines; real parsers take microseconds per line.
+/// CPU time a parser may spend on one batch of lines before it is stopped. A batch is at most
+/// [`BATCH_LINES`] lines; real parsers take microseconds per line.
 pub const PATIENCE: Duration = Duration::from_secs(3);
+/// CPU time on one batch, or on `finish`, after which a parser is abandoned with no result.
+const LAST_CHANCE: Duration = Duration::from_secs(8);
+/// Wall time on one batch, or on `finish`, after which a parser is abandoned whatever its CPU time:
+/// a thread a starved machine never runs would otherwise hold the answer without end.
+const WALL_LIMIT: Duration = Duration::from_secs(60);
 /// Longest prefix of a line a parser sees. Headlines are short; a multi-megabyte line is data
 /// (a minified bundle, a JSON report) and is stored whole but parsed only this far.
 const PARSE_LIMIT: usize = 4 << 20;
@@ -40,7 +50,7 @@ const STALE: Duration = Duration::from_millis(20);
 pub enum ParseFailure {
     #[error(transparent)]
     Plugin(#[from] PluginError),
-    #[error("the parser spent more than {}s on log line {line} and was abandoned", PATIENCE.as_secs())]
+    #[error("the parser spent more than {}s of CPU on log line {line} and was abandoned", LAST_CHANCE.as_secs())]
     Stuck { line: u64 },
 }
 
@@ -102,6 +112,10 @@ impl Batch {
         self.lines.first().map_or(0, |line| line.number)
     }
 
+    fn last_number(&self) -> u64 {
+        self.lines.last().map_or(0, |line| line.number)
+    }
+
     fn clear(&mut self) {
         self.data.clear();
         self.lines.clear();
@@ -148,8 +162,18 @@ struct Shared {
     changed: Condvar,
     /// When the worker began its current batch or `finish` (ms since `epoch`), 0 while idle.
     busy_since_ms: AtomicU64,
+    /// The worker thread's CPU time then, in ns.
+    busy_cpu_ns: AtomicU64,
+    /// The worker thread's CPU clock, once the thread has said it.
+    cpu: OnceLock<Option<ThreadCpu>>,
+    /// Set when the parser was stopped: batches still queued are dropped, not fed.
+    stopped: AtomicBool,
+    /// Set while the worker is in `finish`.
+    finishing: AtomicBool,
     /// The first line of the batch being fed: where a stuck parser is stuck.
     busy_line: AtomicU64,
+    /// The last line of the batch being fed: a parser stopped on it has read up to there.
+    busy_last: AtomicU64,
     epoch: Instant,
     want_progress: AtomicBool,
     reported: Mutex<Reported>,
@@ -170,16 +194,31 @@ impl Shared {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// How long the worker has been on its current item, if it is on one.
-    fn busy_for(&self) -> Option<Duration> {
-        match self.busy_since_ms.load(Ordering::SeqCst) {
-            0 => None,
-            since => Some(self.epoch.elapsed().saturating_sub(Duration::from_millis(since))),
-        }
+    /// How long the worker has been on its current item, if it is on one: the CPU time it spent
+    /// on it where the system tells, else the wall time; and the wall time.
+    fn busy_for(&self) -> Option<(Duration, Duration)> {
+        let wall = match self.busy_since_ms.load(Ordering::SeqCst) {
+            0 => return None,
+            since => self.epoch.elapsed().saturating_sub(Duration::from_millis(since)),
+        };
+        let cpu = self
+            .cpu
+            .get()
+            .and_then(Option::as_ref)
+            .and_then(ThreadCpu::spent)
+            .map(|now| now.saturating_sub(Duration::from_nanos(self.busy_cpu_ns.load(Ordering::SeqCst))));
+        Some((cpu.unwrap_or(wall), wall))
+    }
+
+    /// Whether the worker has spent more than `cpu` on its current item, or [`WALL_LIMIT`].
+    fn busy_over(&self, cpu: Duration) -> bool {
+        self.busy_for().is_some_and(|(spent, wall)| spent > cpu || wall > WALL_LIMIT)
     }
 
     fn mark_busy(&self, line: u64) {
         self.busy_line.store(line, Ordering::SeqCst);
+        let cpu = ThreadCpu::own().map_or(0, |cpu| cpu.as_nanos() as u64);
+        self.busy_cpu_ns.store(cpu, Ordering::SeqCst);
         // 1 at the least: 0 means idle.
         self.busy_since_ms.store((self.epoch.elapsed().as_millis() as u64).max(1), Ordering::SeqCst);
     }
@@ -194,7 +233,10 @@ pub struct ParseWorker {
     /// Bytes queued when this side last looked: a look under the lock only when it was too many.
     queued: usize,
     result: Receiver<Result<ParseResult, PluginError>>,
+    /// Set when the parser was stopped: the last line it was given.
     stuck_at: Option<u64>,
+    /// Whether lines were left unparsed because it was stopped.
+    dropped: bool,
 }
 
 impl ParseWorker {
@@ -203,7 +245,12 @@ impl ParseWorker {
             queue: Mutex::new(Queue::default()),
             changed: Condvar::new(),
             busy_since_ms: AtomicU64::new(0),
+            busy_cpu_ns: AtomicU64::new(0),
+            cpu: OnceLock::new(),
+            stopped: AtomicBool::new(false),
+            finishing: AtomicBool::new(false),
             busy_line: AtomicU64::new(0),
+            busy_last: AtomicU64::new(0),
             epoch: Instant::now(),
             want_progress: AtomicBool::new(false),
             reported: Mutex::new(Reported::default()),
@@ -220,13 +267,22 @@ impl ParseWorker {
                 tracing::warn!("cannot start a parser thread: {e}");
                 shared.abandoned.store(true, Ordering::SeqCst);
             });
-        ParseWorker { shared, pending: Batch::default(), pending_since: None, queued: 0, result, stuck_at: None }
+        ParseWorker {
+            shared,
+            pending: Batch::default(),
+            pending_since: None,
+            queued: 0,
+            result,
+            stuck_at: None,
+            dropped: false,
+        }
     }
 
     /// Queues one line as it was printed; the worker thread strips its escapes, so the reading
     /// side does no more than copy it. Never blocks.
     pub fn push(&mut self, stream: Stream, number: u64, bytes: &[u8]) {
         if self.stuck_at.is_some() {
+            self.dropped = true;
             return;
         }
         self.pending.push(stream, number, &bytes[..bytes.len().min(PARSE_LIMIT)]);
@@ -239,6 +295,7 @@ impl ParseWorker {
     /// Queues a block of lines numbered from `first`, each ended by `\n` at the offsets `ends`, a
     /// batch's worth at a time with one copy each. Never blocks.
     pub fn push_lines(&mut self, stream: Stream, first: u64, block: &[u8], ends: &[usize]) {
+        self.dropped |= self.stuck_at.is_some() && !ends.is_empty();
         let (mut start, mut done) = (0, 0);
         while done < ends.len() && self.stuck_at.is_none() {
             let room = BATCH_BYTES.saturating_sub(self.pending.data.len());
@@ -284,8 +341,8 @@ impl ParseWorker {
     }
 
     /// Hands over lines that waited long enough, then waits at most `wait` for the queue to have
-    /// room; says whether it has. A parser stuck for longer than [`PATIENCE`] is abandoned here,
-    /// and from then on there is always room.
+    /// room; says whether it has. A parser busy for longer than [`PATIENCE`] is stopped here, and
+    /// from then on there is always room.
     pub fn ready(&mut self, wait: Duration) -> bool {
         if self.stuck_at.is_some() {
             return true;
@@ -305,21 +362,24 @@ impl ParseWorker {
         self.queued = queue.bytes;
         let room = queue.bytes <= QUEUE_BYTES;
         drop(queue);
-        if !room && self.shared.busy_for().is_some_and(|d| d > PATIENCE) {
-            self.abandon();
+        if !room && self.shared.busy_over(PATIENCE) {
+            self.stop();
             return true;
         }
         room
     }
 
-    fn abandon(&mut self) {
-        let line = self.shared.busy_line.load(Ordering::SeqCst);
-        self.stuck_at = Some(line);
-        self.shared.abandoned.store(true, Ordering::SeqCst);
+    /// Feeds the parser nothing more: the lines queued and to come are dropped. Its result, if it
+    /// returns, covers the lines before the batch it is on.
+    fn stop(&mut self) {
+        self.stuck_at = Some(self.shared.busy_last.load(Ordering::SeqCst));
+        self.shared.stopped.store(true, Ordering::SeqCst);
         let mut queue = self.shared.queue();
+        self.dropped |= !queue.batches.is_empty() || !self.pending.lines.is_empty();
         queue.batches.clear();
         queue.bytes = 0;
         drop(queue);
+        self.pending.clear();
         self.shared.changed.notify_all();
     }
 
@@ -329,27 +389,44 @@ impl ParseWorker {
         self.shared.reported.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
-    /// Feeds what is left, then the end; waits for the result as long as the parser keeps
-    /// working, and abandons it once it has spent more than [`PATIENCE`] on one step.
-    pub fn finish(mut self, end: RunEnd) -> Result<ParseResult, ParseFailure> {
-        if let Some(line) = self.stuck_at {
-            return Err(ParseFailure::Stuck { line });
+    /// Feeds what is left, then the end, and makes the run's result of what the parser says: it
+    /// waits as long as the parser keeps within its time (see the module's doc).
+    pub fn finish(self, end: RunEnd) -> RunResult {
+        let exit_code = end.exit_code;
+        let (parsed, read_up_to) = self.parsed(end);
+        let result = RunResult::from_parse(parsed, exit_code);
+        match read_up_to {
+            Some(line) => result.parse_stopped(line, PATIENCE, exit_code),
+            None => result,
         }
+    }
+
+    /// The parser's result, and the last line it read when it was stopped before reading them all.
+    fn parsed(mut self, end: RunEnd) -> (Result<ParseResult, ParseFailure>, Option<u64>) {
         self.flush();
         self.shared.queue().end = Some(end);
         self.shared.changed.notify_all();
         loop {
             match self.result.recv_timeout(CHECK) {
-                Ok(result) => return result.map_err(ParseFailure::Plugin),
+                Ok(result) => return (result.map_err(ParseFailure::Plugin), self.stuck_at.filter(|_| self.dropped)),
                 Err(RecvTimeoutError::Timeout) => {
-                    if self.shared.busy_for().is_some_and(|d| d > PATIENCE) {
-                        self.abandon();
-                        return Err(ParseFailure::Stuck { line: self.stuck_at.unwrap_or(0) });
+                    // A parser slow in `finish` has been fed everything: stopping it saves nothing.
+                    if self.stuck_at.is_none()
+                        && !self.shared.finishing.load(Ordering::SeqCst)
+                        && self.shared.busy_over(PATIENCE)
+                    {
+                        self.stop();
+                    }
+                    if self.shared.busy_over(LAST_CHANCE) {
+                        let line = self.shared.busy_line.load(Ordering::SeqCst);
+                        self.shared.abandoned.store(true, Ordering::SeqCst);
+                        self.shared.changed.notify_all();
+                        return (Err(ParseFailure::Stuck { line }), None);
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     let line = self.shared.busy_line.load(Ordering::SeqCst);
-                    return Err(ParseFailure::Stuck { line });
+                    return (Err(ParseFailure::Stuck { line }), None);
                 }
             }
         }
@@ -358,6 +435,7 @@ impl ParseWorker {
 
 /// The worker thread: batches to the parser until the end arrives, then the result.
 fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResult, PluginError>>) {
+    let _ = shared.cpu.set(ThreadCpu::current());
     let mut fed: Option<Batch> = None;
     loop {
         let mut queue = shared.queue();
@@ -381,6 +459,12 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
             if host_waits && room {
                 shared.changed.notify_all();
             }
+            if shared.stopped.load(Ordering::SeqCst) {
+                batch.clear();
+                fed = Some(batch);
+                continue;
+            }
+            shared.busy_last.store(batch.last_number(), Ordering::SeqCst);
             shared.mark_busy(batch.first_line());
             batch.strip();
             parser.feed(batch.iter());
@@ -402,6 +486,7 @@ fn work(mut parser: RunParser, shared: &Shared, result: &Sender<Result<ParseResu
         }
         let end = queue.end.take().unwrap_or_default();
         drop(queue);
+        shared.finishing.store(true, Ordering::SeqCst);
         shared.mark_busy(shared.busy_line.load(Ordering::SeqCst));
         let parsed = parser.finish(&end);
         if !shared.abandoned.load(Ordering::SeqCst) {

@@ -10,6 +10,9 @@
 //! - `panicky.finish`: runs the script; its parser panics in `finish`.
 //! - `panicky.missing`: plans a program that does not exist.
 //! - `panicky.loop`: runs the script; its parser loops forever on a line that says `loop`.
+//! - `panicky.slow`: runs the script; its parser spends 5 s of CPU on a line that says `slow`.
+//! - `panicky.nap`: runs the script; its parser sleeps 5 s on a line that says `nap`, as a parser
+//!   a loaded machine does not run would wait.
 //! - `panicky.drop`: runs the script; its parser panics in `feed` on a line that says `boom`, and
 //!   its `Drop` panics too.
 //! - `panicky.mutate`: runs the script, and says it changes the workspace (needs consent).
@@ -40,6 +43,8 @@ impl Plugin for Panicky {
             tool("panicky.finish", "Run a shell script; the parser panics in finish (test plugin)"),
             tool("panicky.missing", "Plan a program that does not exist (test plugin)"),
             tool("panicky.loop", "Run a shell script; the parser loops forever on `loop` (test plugin)"),
+            tool("panicky.slow", "Run a shell script; the parser spends 5 s of CPU on `slow` (test plugin)"),
+            tool("panicky.nap", "Run a shell script; the parser sleeps 5 s on `nap` (test plugin)"),
             tool("panicky.drop", "Run a shell script; the parser's Drop panics (test plugin)"),
             tool("panicky.mutate", "Run a shell script that changes the workspace (test plugin)").mutating(),
             tool("panicky.tidy", "Run a shell script; it changes the workspace unless --check (test plugin)")
@@ -72,6 +77,8 @@ impl Plugin for Panicky {
             panic_in_feed: context.tool == "panicky.feed",
             panic_in_finish: context.tool == "panicky.finish",
             loop_on: (context.tool == "panicky.loop").then_some(&b"loop"[..]),
+            slow_on: (context.tool == "panicky.slow").then_some(&b"slow"[..]),
+            nap_on: (context.tool == "panicky.nap").then_some(&b"nap"[..]),
             lines: 0,
             errors: Vec::new(),
         };
@@ -84,6 +91,10 @@ struct ScriptParser {
     panic_in_finish: bool,
     /// A line that sends `feed` into an endless loop.
     loop_on: Option<&'static [u8]>,
+    /// A line that costs `feed` 5 s of CPU.
+    slow_on: Option<&'static [u8]>,
+    /// A line on which `feed` sleeps 5 s.
+    nap_on: Option<&'static [u8]>,
     lines: u64,
     errors: Vec<Diagnostic>,
 }
@@ -100,6 +111,12 @@ impl Parser for ScriptParser {
                 spins = std::hint::black_box(spins.wrapping_add(1));
             }
         }
+        if self.slow_on == Some(line.bytes) {
+            spend_cpu(std::time::Duration::from_secs(5));
+        }
+        if self.nap_on == Some(line.bytes) {
+            std::thread::sleep(std::time::Duration::from_secs(5));
+        }
         self.lines += 1;
         if let Some(message) = line.bytes.strip_prefix(b"error: ") {
             let message = String::from_utf8_lossy(message).into_owned();
@@ -112,6 +129,25 @@ impl Parser for ScriptParser {
             panic!("panicky parser: finish broke after {} lines", self.lines);
         }
         ParseResult::new(std::mem::take(&mut self.errors))
+    }
+}
+
+/// Spins until this thread has spent `cpu` more CPU time, however long a loaded machine makes
+/// that take (Linux's count for the thread; elsewhere, the wall clock).
+fn spend_cpu(cpu: std::time::Duration) {
+    let spent = || {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        text.split_whitespace().next()?.parse().ok().map(std::time::Duration::from_nanos)
+    };
+    let (start, wall) = (spent(), std::time::Instant::now());
+    let mut spins = 0u64;
+    while match (start, spent()) {
+        (Some(start), Some(now)) => now - start < cpu,
+        _ => wall.elapsed() < cpu,
+    } {
+        for _ in 0..100_000 {
+            spins = std::hint::black_box(spins.wrapping_add(1));
+        }
     }
 }
 
