@@ -131,6 +131,42 @@ fn hook_decision(setup: &Setup, store: &Path, report: &mut Report) -> anyhow::Re
         "The hook runs before every command an agent types: past process start, its time is loading \
          the plugins' manifests and one plugin's plan (engine/src/plugins, app/src/rewrite.rs).",
     ));
+    client_hook_decision(setup, store, LINE, report)
+}
+
+/// The same decision as a client makes it: Claude Code's payload read, its settings files looked
+/// through for rules, and the answer written.
+fn client_hook_decision(setup: &Setup, store: &Path, line: &str, report: &mut Report) -> anyhow::Result<()> {
+    let dir = setup.fresh_dir("hook-claude")?;
+    let payload = serde_json::json!({
+        "session_id": "bench", "transcript_path": dir.join("t.jsonl"), "cwd": dir,
+        "permission_mode": "bypassPermissions", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": line},
+    });
+    let payload_file = dir.join("payload.json");
+    std::fs::write(&payload_file, payload.to_string())?;
+    let hook = || -> anyhow::Result<Command> {
+        let mut c = setup.buildvise(store);
+        c.args(["hook", "claude"]).current_dir(&dir).stdin(std::fs::File::open(&payload_file)?);
+        Ok(c)
+    };
+    let printed = run_ok(&mut hook()?, "buildvise hook claude")?;
+    if !String::from_utf8_lossy(&printed.stdout).contains("updatedInput") {
+        bail!("`hook claude` did not rewrite `{line}`: {}", String::from_utf8_lossy(&printed.stdout));
+    }
+    let mut times = Vec::with_capacity(setup.reps);
+    for _ in 0..setup.reps {
+        times.push(time_ms(&mut hook()?, "buildvise hook claude")?);
+    }
+    report.figures.push(Figure::at_most(
+        SECTION,
+        format!("`hook claude` on a PreToolUse payload, process start included (median of {})", setup.reps),
+        median(&times),
+        MAX_HOOK_MS,
+        "ms",
+        "A client's hook adds reading its payload and its settings files to `hook shell`'s work \
+         (src/cli/hook/).",
+    ));
     Ok(())
 }
 
