@@ -7,59 +7,24 @@
 //! rule, or the session bypasses permissions, and none matches a deny or ask rule. Any other line
 //! runs as typed, through Claude Code's own checks.
 
-use serde_json::{Value, json};
+use super::pre_tool_use::Call;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// What the hook reads of the payload.
-pub struct Call {
-    pub command: String,
-    pub cwd: Option<String>,
-    bypasses_permissions: bool,
-    tool_input: Value,
-}
-
-impl Call {
-    /// The `Bash` call in a `PreToolUse` payload; None for anything else.
-    pub fn read(payload: &str) -> Option<Call> {
-        let payload: Value = serde_json::from_str(payload).ok()?;
-        if payload["tool_name"] != "Bash" || payload["tool_input"]["run_in_background"] == true {
-            return None;
-        }
-        let tool_input = payload["tool_input"].clone();
-        Some(Call {
-            command: tool_input["command"].as_str()?.to_string(),
-            cwd: payload["cwd"].as_str().map(str::to_string),
-            bypasses_permissions: payload["permission_mode"] == "bypassPermissions",
-            tool_input,
-        })
+/// The answer that runs `line` instead, when the user's rules allow `typed` (the commands of the
+/// line as typed) without asking.
+pub fn answer(call: &Call, line: &str, typed: &[String], rules: &Rules) -> Option<String> {
+    let stopped = |command: &str| rules.deny.iter().chain(&rules.ask).any(|rule| matches(rule, command));
+    if stopped(&call.command) || typed.iter().any(|c| stopped(c)) {
+        return None;
     }
-
-    /// The answer that runs `line` instead, when the user's rules allow `typed` (the commands of
-    /// the line as typed) without asking.
-    pub fn answer(&self, line: &str, typed: &[String], rules: &Rules) -> Option<String> {
-        let whole = self.command.as_str();
-        let stopped = |command: &str| rules.deny.iter().chain(&rules.ask).any(|rule| matches(rule, command));
-        if stopped(whole) || typed.iter().any(|c| stopped(c)) {
-            return None;
-        }
-        let allowed = |command: &str| rules.allow.iter().any(|rule| matches(rule, command));
-        // Each command on its own: Claude Code reads `a && b` as two commands, so a rule that
-        // covers `a` does not cover the line.
-        if !self.bypasses_permissions && !typed.iter().all(|c| allowed(c)) {
-            return None;
-        }
-        let mut input = self.tool_input.clone();
-        input["command"] = Value::String(line.to_string());
-        let answer = json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "allow",
-                "permissionDecisionReason": "buildvise runs it and answers with what matters",
-                "updatedInput": input,
-            }
-        });
-        Some(answer.to_string())
+    let allowed = |command: &str| rules.allow.iter().any(|rule| matches(rule, command));
+    // Each command on its own: Claude Code reads `a && b` as two commands, so a rule that covers
+    // `a` does not cover the line.
+    if !call.never_asks && !typed.iter().all(|c| allowed(c)) {
+        return None;
     }
+    Some(call.approved_rewrite(line))
 }
 
 /// The permission rules of the user's settings files, all of them together.
@@ -156,6 +121,7 @@ fn glob(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn rules(allow: &[&str], deny: &[&str], ask: &[&str]) -> Rules {
         let owned = |l: &[&str]| l.iter().map(|r| r.to_string()).collect();
@@ -190,23 +156,26 @@ mod tests {
     fn rewrites_only_what_the_user_already_runs_without_asking() {
         let typed = |c: &str| vec![c.to_string()];
         let allowed = rules(&["Bash(cargo test:*)"], &[], &[]);
-        let answer =
-            call("cargo test", "default").answer("bv exec cargo.test", &typed("cargo test"), &allowed).unwrap();
-        let answer: Value = serde_json::from_str(&answer).unwrap();
-        let out = &answer["hookSpecificOutput"];
+        let said =
+            answer(&call("cargo test", "default"), "bv exec cargo.test", &typed("cargo test"), &allowed).unwrap();
+        let said: Value = serde_json::from_str(&said).unwrap();
+        let out = &said["hookSpecificOutput"];
         assert_eq!(out["permissionDecision"], "allow");
         assert_eq!(out["updatedInput"], json!({"command": "bv exec cargo.test", "description": "Run the tests"}));
         // Not allowed: Claude Code asks about the command as typed, and buildvise stays out.
-        assert_eq!(call("cargo build", "default").answer("bv exec cargo.build", &typed("cargo build"), &allowed), None);
+        assert_eq!(
+            answer(&call("cargo build", "default"), "bv exec cargo.build", &typed("cargo build"), &allowed),
+            None
+        );
         // Every command of a chain must be allowed: approving the line approves them all.
         let chain = ["cargo test".to_string(), "rm -rf target".to_string()];
-        assert_eq!(call("cargo test && rm -rf target", "default").answer("x", &chain, &allowed), None);
+        assert_eq!(answer(&call("cargo test && rm -rf target", "default"), "x", &chain, &allowed), None);
         // A deny or ask rule wins, in every mode.
         let stopped = rules(&["Bash"], &[], &["Bash(cargo test:*)"]);
-        assert_eq!(call("cargo test", "bypassPermissions").answer("x", &typed("cargo test"), &stopped), None);
+        assert_eq!(answer(&call("cargo test", "bypassPermissions"), "x", &typed("cargo test"), &stopped), None);
         // A session that bypasses permissions runs everything without asking anyway.
         assert!(
-            call("cargo build", "bypassPermissions").answer("x", &typed("cargo build"), &Rules::default()).is_some()
+            answer(&call("cargo build", "bypassPermissions"), "x", &typed("cargo build"), &Rules::default()).is_some()
         );
     }
 

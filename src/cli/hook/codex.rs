@@ -9,62 +9,24 @@
 //! command stops the rewrite in every mode. A project's own rules only ever stop it: Codex loads
 //! them only in a project the user trusts, which the hook cannot see.
 
-use serde_json::{Value, json};
+use super::pre_tool_use::Call;
 use std::path::{Path, PathBuf};
 
-/// What the hook reads of the payload.
-pub struct Call {
-    pub command: String,
-    pub cwd: Option<String>,
-    never_asks: bool,
-    tool_input: Value,
-}
-
-impl Call {
-    /// The `Bash` call in a `PreToolUse` payload; None for anything else.
-    pub fn read(payload: &str) -> Option<Call> {
-        let payload: Value = serde_json::from_str(payload).ok()?;
-        if payload["tool_name"] != "Bash" {
-            return None;
-        }
-        let tool_input = payload["tool_input"].clone();
-        Some(Call {
-            command: tool_input["command"].as_str()?.to_string(),
-            cwd: payload["cwd"].as_str().map(str::to_string),
-            never_asks: payload["permission_mode"] == "bypassPermissions",
-            tool_input,
-        })
+/// The answer that runs `line` instead, when Codex would run `typed` (the commands of the line
+/// as typed) without asking.
+pub fn answer(call: &Call, line: &str, typed: &[String], rules: &Rules) -> Option<String> {
+    let words: Vec<Vec<String>> = typed.iter().map(|c| shlex::split(c)).collect::<Option<_>>()?;
+    let decided = |w: &Vec<String>, decisions: &[Decision]| {
+        rules.rules.iter().any(|r| decisions.contains(&r.decision) && r.matches(w))
+    };
+    if words.iter().any(|w| decided(w, &[Decision::Prompt, Decision::Forbidden])) {
+        return None;
     }
-
-    /// The answer that runs `line` instead, when Codex would run `typed` (the commands of the
-    /// line as typed) without asking.
-    pub fn answer(&self, line: &str, typed: &[String], rules: &Rules) -> Option<String> {
-        let words: Vec<Vec<String>> = typed.iter().map(|c| shlex::split(c)).collect::<Option<_>>()?;
-        let decided = |w: &Vec<String>, decisions: &[Decision]| {
-            rules.rules.iter().any(|r| decisions.contains(&r.decision) && r.matches(w))
-        };
-        if words.iter().any(|w| decided(w, &[Decision::Prompt, Decision::Forbidden])) {
-            return None;
-        }
-        if !self.never_asks
-            && !words
-                .iter()
-                .all(|w| rules.rules.iter().any(|r| r.user && r.decision == Decision::Allow && r.matches(w)))
-        {
-            return None;
-        }
-        let mut input = self.tool_input.clone();
-        input["command"] = Value::String(line.to_string());
-        let answer = json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "allow",
-                "permissionDecisionReason": "buildvise runs it and answers with what matters",
-                "updatedInput": input,
-            }
-        });
-        Some(answer.to_string())
+    let allowed = |w: &Vec<String>| rules.rules.iter().any(|r| r.user && r.decision == Decision::Allow && r.matches(w));
+    if !call.never_asks && !words.iter().all(allowed) {
+        return None;
     }
+    Some(call.approved_rewrite(line))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,6 +219,7 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
     const RULES: &str = r#"
 # Written by Codex when the user chose "don't ask again".
@@ -305,20 +268,20 @@ prefix_rule(pattern = ["cargo", "publish"], decision = "forbidden",)
     #[test]
     fn rewrites_only_what_codex_runs_without_asking() {
         let user = rules(RULES, true);
-        let answer =
-            call("cargo test", "default").answer("bv exec cargo.test", &typed(&["cargo test"]), &user).unwrap();
-        let answer: Value = serde_json::from_str(&answer).unwrap();
-        assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
-        assert_eq!(answer["hookSpecificOutput"]["updatedInput"], json!({"command": "bv exec cargo.test"}));
-        assert!(call("x", "default").answer("x", &typed(&["npm run lint", "cargo test --lib"]), &user).is_some());
-        assert!(call("x", "default").answer("x", &typed(&["cargo build"]), &user).is_none());
-        assert!(call("x", "default").answer("x", &typed(&["cargo test", "rm -rf x"]), &user).is_none());
+        let said =
+            answer(&call("cargo test", "default"), "bv exec cargo.test", &typed(&["cargo test"]), &user).unwrap();
+        let said: Value = serde_json::from_str(&said).unwrap();
+        assert_eq!(said["hookSpecificOutput"]["permissionDecision"], "allow");
+        assert_eq!(said["hookSpecificOutput"]["updatedInput"], json!({"command": "bv exec cargo.test"}));
+        assert!(answer(&call("x", "default"), "x", &typed(&["npm run lint", "cargo test --lib"]), &user).is_some());
+        assert!(answer(&call("x", "default"), "x", &typed(&["cargo build"]), &user).is_none());
+        assert!(answer(&call("x", "default"), "x", &typed(&["cargo test", "rm -rf x"]), &user).is_none());
         // A session that never asks runs anything, except what a rule forbids or asks about.
-        assert!(call("x", "bypassPermissions").answer("x", &typed(&["cargo build"]), &Rules::default()).is_some());
-        assert!(call("x", "bypassPermissions").answer("x", &typed(&["cargo publish"]), &user).is_none());
+        assert!(answer(&call("x", "bypassPermissions"), "x", &typed(&["cargo build"]), &Rules::default()).is_some());
+        assert!(answer(&call("x", "bypassPermissions"), "x", &typed(&["cargo publish"]), &user).is_none());
         // A project's rules may stop a rewrite, never allow one.
         let project = rules(RULES, false);
-        assert!(call("x", "default").answer("x", &typed(&["cargo test"]), &project).is_none());
+        assert!(answer(&call("x", "default"), "x", &typed(&["cargo test"]), &project).is_none());
     }
 
     #[test]

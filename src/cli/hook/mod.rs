@@ -15,6 +15,7 @@ mod cursor;
 mod gemini;
 mod install;
 mod opencode;
+mod pre_tool_use;
 
 use super::{Cli, app, print_text};
 use buildvise_app::{Access, Config, Rewrite};
@@ -121,24 +122,24 @@ fn home() -> Option<PathBuf> {
 
 /// Claude Code's answer, when the command is rewritten; None runs it as typed.
 fn claude_answer(cli: &Cli, payload: &str) -> Option<String> {
-    let call = claude::Call::read(payload)?;
+    let call = pre_tool_use::Call::read(payload)?;
     let rewrite = rewrite(cli, &call.command, call.cwd.as_deref().map(Path::new))?;
     let dir = here(call.cwd.as_deref().map(Path::new))?;
     // Claude Code names the project's root to its hooks; without it, the command's directory.
     let project = std::env::var_os("CLAUDE_PROJECT_DIR").map_or(dir, PathBuf::from);
     let rules = claude::Rules::load(&project, home().as_deref())?;
-    call.answer(&rewrite.line, &rewrite.typed, &rules)
+    claude::answer(&call, &rewrite.line, &rewrite.typed, &rules)
 }
 
 /// Codex's answer, when the command is rewritten; None runs it as typed.
 fn codex_answer(cli: &Cli, payload: &str) -> Option<String> {
-    let call = codex::Call::read(payload)?;
+    let call = pre_tool_use::Call::read(payload)?;
     let dir = call.cwd.as_deref().map(Path::new);
     let rewrite = rewrite(cli, &call.command, dir)?;
     let dirs = install::UserDirs::from_env();
     let codex_home = dirs.codex_home.or_else(|| dirs.home.map(|h| h.join(".codex")));
     let rules = codex::Rules::load(codex_home.as_deref(), &here(dir)?)?;
-    call.answer(&rewrite.line, &rewrite.typed, &rules)
+    codex::answer(&call, &rewrite.line, &rewrite.typed, &rules)
 }
 
 /// Cursor's answer, when the command is rewritten; None runs it as typed.
