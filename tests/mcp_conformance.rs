@@ -31,15 +31,7 @@ const VERSION: &str = "0.1.13";
 /// node or npm. Several test processes may ask at once: one installs under a file lock while the others
 /// wait.
 fn suite() -> Option<PathBuf> {
-    static MISSING: OnceLock<Option<&str>> = OnceLock::new();
-    let missing = MISSING.get_or_init(|| {
-        ["node", "npm"].into_iter().find(|program| {
-            let ran = Command::new(program).arg("--version").stdin(Stdio::null()).output();
-            !ran.is_ok_and(|out| out.status.success())
-        })
-    });
-    if let Some(program) = missing {
-        common::skip(&format!("{program} not found; the MCP conformance suite needs node and npm"));
+    if !common::have_node("the MCP conformance suite") {
         return None;
     }
     static BIN: OnceLock<PathBuf> = OnceLock::new();

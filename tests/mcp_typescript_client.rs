@@ -25,15 +25,7 @@ const AJV_VERSION: &str = "8.20.0";
 /// without node or npm. Several test processes may ask at once: one installs under a file lock
 /// while the others wait.
 fn node_modules() -> Option<PathBuf> {
-    static MISSING: OnceLock<Option<&str>> = OnceLock::new();
-    let missing = MISSING.get_or_init(|| {
-        ["node", "npm"].into_iter().find(|program| {
-            let ran = Command::new(program).arg("--version").stdin(Stdio::null()).output();
-            !ran.is_ok_and(|out| out.status.success())
-        })
-    });
-    if let Some(program) = missing {
-        common::skip(&format!("{program} not found; the TypeScript MCP SDK client test needs node and npm"));
+    if !common::have_node("the TypeScript MCP SDK client test") {
         return None;
     }
     static DIR: OnceLock<PathBuf> = OnceLock::new();

@@ -34,20 +34,7 @@ fn sandbox() -> Sandbox {
 
 /// True when `node` and `npm` both run; otherwise skips the test, for it to return.
 fn have_node() -> bool {
-    static FOUND: OnceLock<Option<String>> = OnceLock::new();
-    let missing = FOUND.get_or_init(|| {
-        ["node", "npm"].into_iter().find_map(|program| {
-            let ran = Command::new(program).arg("--version").stdin(Stdio::null()).output();
-            (!ran.is_ok_and(|out| out.status.success())).then(|| program.to_string())
-        })
-    });
-    match missing {
-        Some(program) => {
-            common::skip(&format!("{program} not found; the npm end-to-end tests need node and npm"));
-            false
-        }
-        None => true,
-    }
+    common::have_node("the npm end-to-end test")
 }
 
 fn fixture(name: &str) -> PathBuf {

@@ -10,7 +10,7 @@
 
 use super::{npm_cache, root, setup_step, skip};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,7 +89,7 @@ fn bun_package() -> Option<String> {
 /// skip.
 pub fn manager(pm: Pm) -> Option<PathBuf> {
     static FOUND: OnceLock<Mutex<std::collections::HashMap<Pm, PathBuf>>> = OnceLock::new();
-    if let Some(program) = missing_node() {
+    if let Some(program) = super::missing_node() {
         skip(&format!("{program} not found; installing and running {} needs node and npm", pm.program()));
         return None;
     }
@@ -109,17 +109,6 @@ pub fn manager(pm: Pm) -> Option<PathBuf> {
     let bin = install(pm, &spec, &entry).join("bin");
     found.insert(pm, bin.clone());
     Some(bin)
-}
-
-/// `node` or `npm` when one of them does not run.
-fn missing_node() -> Option<&'static str> {
-    static MISSING: OnceLock<Option<&'static str>> = OnceLock::new();
-    *MISSING.get_or_init(|| {
-        ["node", "npm"].into_iter().find(|program| {
-            let ran = Command::new(program).arg("--version").stdin(Stdio::null()).output();
-            !ran.is_ok_and(|out| out.status.success())
-        })
-    })
 }
 
 /// Installs `spec` into `target/test-env/managers/NAME` unless a finished install is there.

@@ -459,3 +459,26 @@ pub fn header_id(run: &Run) -> String {
         None => panic!("no run id in the header:{run}"),
     }
 }
+
+/// `node` or `npm`, whichever does not run here (checked once); None when both run.
+pub fn missing_node() -> Option<&'static str> {
+    static MISSING: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
+    *MISSING.get_or_init(|| {
+        ["node", "npm"].into_iter().find(|program| {
+            let ran = Command::new(program).arg("--version").stdin(std::process::Stdio::null()).output();
+            !ran.is_ok_and(|out| out.status.success())
+        })
+    })
+}
+
+/// True when `node` and `npm` both run; otherwise skips the test (saying what `needs` them), for
+/// it to return.
+pub fn have_node(needs: &str) -> bool {
+    match missing_node() {
+        Some(program) => {
+            skip(&format!("{program} not found; {needs} needs node and npm"));
+            false
+        }
+        None => true,
+    }
+}
