@@ -7,7 +7,7 @@
 //! in what shape, is cited in docs/install.md.
 
 use super::print_text;
-use super::settings_file::{self, JsonDoc, Scope, SettingsFile, Syntax, UserDirs};
+use super::settings_file::{self, JsonDoc, Outcome, Scope, SettingsFile, Syntax, UserDirs};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -129,17 +129,6 @@ fn vscode_profile(dirs: &UserDirs) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// What a run of `install` did, or would do with `--show`.
-#[derive(Debug)]
-pub struct Outcome {
-    pub path: PathBuf,
-    pub changed: bool,
-    /// The file's text after the change; None when there is no file.
-    pub text: Option<String>,
-    /// The file names `buildvise`, which PATH does not find as this binary.
-    pub needs_path: bool,
-}
-
 /// Puts the server entry into `client`'s config for `scope` (with `remove`, takes it out); with
 /// `show`, only says what it would write.
 pub fn install(
@@ -159,12 +148,7 @@ pub fn install(
         }
         Format::Toml => edit_toml(file.text(), &command, remove, &file.path)?,
     };
-    let changed = file.changes(text.as_deref());
-    if changed && !show {
-        file.write(text.as_deref(), client.private(scope))?;
-    }
-    let needs_path = !remove && settings_file::needs_path(&command);
-    Ok(Outcome { path: file.path, changed, text, needs_path })
+    file.settle(text, &command, remove, show, client.private(scope))
 }
 
 fn entry(command: &str, typed: bool) -> Value {

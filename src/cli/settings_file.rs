@@ -103,6 +103,17 @@ pub fn path_warning(path: &Path) -> String {
     )
 }
 
+/// What an install did to a settings file, or would do with `--show`.
+#[derive(Debug)]
+pub struct Outcome {
+    pub path: PathBuf,
+    pub changed: bool,
+    /// The file's text after the change; None when there is no file (or it goes).
+    pub text: Option<String>,
+    /// The file names `buildvise`, which PATH does not find as this binary.
+    pub needs_path: bool,
+}
+
 /// A settings file as read: where it really is, and its text.
 #[derive(Debug)]
 pub struct SettingsFile {
@@ -134,6 +145,24 @@ impl SettingsFile {
     /// Whether `text` (without a mark, as [`SettingsFile::text`] gives it) differs from the file.
     pub fn changes(&self, text: Option<&str>) -> bool {
         text != self.text()
+    }
+
+    /// Makes the file hold `text` (None: no file) unless it already does, or only says so with
+    /// `show`; `program` is what the entry runs, `private` as in [`SettingsFile::write`].
+    pub fn settle(
+        self,
+        text: Option<String>,
+        program: &str,
+        remove: bool,
+        show: bool,
+        private: bool,
+    ) -> anyhow::Result<Outcome> {
+        let changed = self.changes(text.as_deref());
+        if changed && !show {
+            self.write(text.as_deref(), private)?;
+        }
+        let needs_path = !remove && needs_path(program);
+        Ok(Outcome { path: self.path, changed, text, needs_path })
     }
 
     /// Puts `text` in place of the file (None removes it), keeping the old file as `.bak`, the

@@ -7,7 +7,7 @@
 //! docs/hooks.md's; the shapes are below.
 
 use super::opencode;
-use crate::cli::settings_file::{self, JsonDoc, PROGRAM, SettingsFile, Syntax};
+use crate::cli::settings_file::{self, JsonDoc, Outcome, PROGRAM, SettingsFile, Syntax};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -28,17 +28,6 @@ pub enum Client {
     Opencode,
     /// GitHub Copilot CLI: `.github/hooks/buildvise.json`, `~/.copilot/hooks/buildvise.json`.
     Copilot,
-}
-
-/// What a run of `install` did, or would do with `--show`.
-#[derive(Debug)]
-pub struct Outcome {
-    pub path: PathBuf,
-    pub changed: bool,
-    /// The file's text after the change; None when the file goes (it held only the hook).
-    pub text: Option<String>,
-    /// The file names `buildvise`, which PATH does not find as this binary.
-    pub needs_path: bool,
 }
 
 /// Where a client keeps its hook entries, in a JSON settings file.
@@ -131,12 +120,7 @@ pub fn install(
     } else {
         edit_json(client, file.text(), &format!("{program} hook {}", client.name()), remove, &file.path)?
     };
-    let changed = file.changes(text.as_deref());
-    if changed && !show {
-        file.write(text.as_deref(), false)?;
-    }
-    let needs_path = !remove && settings_file::needs_path(&program);
-    Ok(Outcome { path: file.path, changed, text, needs_path })
+    file.settle(text, &program, remove, show, false)
 }
 
 /// The JSON settings file with the hook put in or taken out; None when nothing but the hook
