@@ -294,3 +294,45 @@ fn a_tool_a_project_defines_takes_its_own_command() {
     // A program named by a path is found beside the config file, not where the line runs.
     assert_eq!(hooked(&sb, "./scripts/check.sh", &dir), "./scripts/check.sh");
 }
+
+/// `uv run pytest` runs through buildvise as uv runs it (the environment synced with the
+/// project's lockfile first), answering with pytest's exit code: uv from the Python registry,
+/// pytest from it too, through uv, on a fixture project.
+#[test]
+fn a_uv_run_pytest_line_runs_through_buildvise_as_uv_runs_it() {
+    let Some(uv_venv) = common::python_venv("uv-venv", "uv==0.13.9") else {
+        common::skip("python3 not found; the uv hook test needs it to install uv");
+        return;
+    };
+    let sb = Sandbox::new(&[common::plugin("pytest")]);
+    let dir = sb.work().join("uv_project");
+    common::copy_tree(&common::root().join("tests/fixtures/pytest/uv_project"), &dir);
+    let path = format!("{}:{}", uv_venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let cache = common::root().join("target/test-env/uv-cache");
+    let line = hooked_with(&sb, "uv run pytest -q 2>&1 | tail -20", &dir, |cmd| {
+        cmd.env("PATH", &path);
+    });
+    let exe = env!("CARGO_BIN_EXE_buildvise");
+    assert_eq!(line, format!("{exe} exec pytest.run --max-lines 20 -- --via=uv -q"));
+    let probe = sb.command(["--version"]);
+    let mut cmd = Command::new("bash");
+    for (key, value) in probe.get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    let out = cmd
+        .args(["-c", &line])
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .env("UV_CACHE_DIR", cache)
+        .env("BUILDVISE_PLUGIN_PATH", common::plugin("pytest"))
+        .output()
+        .expect("bash runs");
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{answer}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(answer.starts_with("FAIL exit 1"), "{answer}");
+    assert!(answer.contains("test_total_applies_the_discount"), "{answer}");
+    assert!(dir.join("uv.lock").is_file(), "uv did not sync the project first");
+}

@@ -31,11 +31,15 @@ const FORMATS: [(&str, &str); 2] =
 impl Plugin for ThePlugin {
     fn manifest(&self) -> Manifest {
         // pytest's own command, and the interpreter's: the plan runs the project's venv, which is
-        // what either finds when the venv is active.
+        // what either finds when the venv is active. `uv run pytest` and `poetry run pytest` bring
+        // the environment in line with the lockfile first, so they run as typed (`--via`).
         let run = ToolSpec::new(plan::TOOL, "python -m pytest in the project's venv")
+            .with_args_hint("pytest args; --via=uv|poetry first for `uv run pytest`")
             .runs(&["pytest"])
             .runs(&["python", "-m", "pytest"])
-            .runs(&["python3", "-m", "pytest"]);
+            .runs(&["python3", "-m", "pytest"])
+            .runs_with(&["uv", "run", "pytest"], &["--via=uv"])
+            .runs_with(&["poetry", "run", "pytest"], &["--via=poetry"]);
         let formats = FORMATS.iter().map(|(name, description)| FormatSpec::new(*name, *description)).collect();
         Manifest::new("pytest", env!("CARGO_PKG_VERSION"), vec![run]).with_formats(formats)
     }

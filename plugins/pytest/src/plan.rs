@@ -31,27 +31,41 @@ pub struct HostEnv<'a> {
     pub uv_project_environment: Option<&'a str>,
 }
 
+/// The runners `--via` names: each runs pytest in the environment it first brings in line with
+/// the project's lockfile, as `uv run pytest` and `poetry run pytest` do.
+const RUNNERS: [&str; 2] = ["uv", "poetry"];
+
 /// Plans one run.
 pub fn plan(request: &PlanRequest, env: &HostEnv) -> Result<CommandPlan, String> {
     if request.tool != TOOL {
         return Err(format!("unknown tool {:?}; send {TOOL}", request.tool));
     }
+    let via = match request.args.first().and_then(|a| a.strip_prefix("--via=")) {
+        Some(runner) if RUNNERS.contains(&runner) => Some(runner.to_string()),
+        Some(other) => return Err(format!("`--via={other}`: send --via=uv or --via=poetry, or leave it out")),
+        None => None,
+    };
+    let mut request = request.clone();
+    if via.is_some() {
+        request.args.remove(0);
+    }
+    let request = &request;
     check_args(request)?;
     let cwd = Path::new(&request.cwd);
-    let program = match find_venv(cwd, env) {
-        Some(venv) => {
+    let (program, mut args) = match (via, find_venv(cwd, env)) {
+        (Some(runner), _) => (runner, vec!["run".to_string(), "pytest".to_string()]),
+        (None, Some(venv)) => {
             if venv.lacks_pytest() {
                 let shown = shown_path(&venv.python, cwd);
                 return Err(format!(
                     "pytest is not installed for {shown}; install it with `{shown} -m pip install pytest` and run again"
                 ));
             }
-            venv.python.to_string_lossy().into_owned()
+            (venv.python.to_string_lossy().into_owned(), vec!["-m".to_string(), "pytest".to_string()])
         }
-        None => "python3".to_string(),
+        (None, None) => ("python3".to_string(), vec!["-m".to_string(), "pytest".to_string()]),
     };
 
-    let mut args = vec!["-m".to_string(), "pytest".to_string()];
     let mut artifacts = Vec::new();
     match user_junit(&request.args) {
         JunitChoice::Path(path) => artifacts.push(absolute(cwd, &path)),
@@ -660,6 +674,21 @@ mod tests {
         assert!(refusal(&["-o", "addopts=--basetemp=/tmp/x"]).contains("send them as arguments of the call"));
         let open = PlanRequest::new(TOOL, vec!["-o".into(), "cache_dir=/tmp/c".into()], "/bv-plan/proj", "/a");
         assert!(plan(&open, &HostEnv::default()).is_ok(), "no roots, no limit");
+    }
+
+    #[test]
+    fn via_runs_pytest_as_uv_or_poetry_runs_it() {
+        let dir = temp_project("via");
+        for runner in ["uv", "poetry"] {
+            let plan = plan(&request(&dir, &[&format!("--via={runner}"), "-q", "tests"]), &HostEnv::default())
+                .expect("a plan");
+            assert_eq!(plan.program, runner);
+            assert_eq!(plan.args, ["run", "pytest", "--junitxml=/runs/abc/artifacts/junit.xml", "-q", "tests"]);
+        }
+        let err = plan(&request(&dir, &["--via=pipenv"]), &HostEnv::default()).expect_err("an unknown runner");
+        assert!(err.contains("--via=uv or --via=poetry"), "{err}");
+        // The arguments are checked as ever: the runner changes nothing about what may pass.
+        assert!(plan(&request(&dir, &["--via=uv", "--pastebin=all"]), &HostEnv::default()).is_err());
     }
 
     #[test]
