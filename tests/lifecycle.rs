@@ -58,6 +58,10 @@ fn what_a_command_left_running_is_ended_when_exec_returns_and_the_answer_says_so
     assert_eq!(answer["leftRunning"], json!(["sleep", "sleep", "sleep"]), "{answer:#}");
     let text = sb.run(["log", &common::run_id(&answer), "--detail", "standard"]).text();
     assert!(text.starts_with("ok · run ") && text.contains(LEFT_THREE), "{text}");
+    // One short line, whatever the command left: the names are capped at three.
+    let longest = "note: 12 processes the command left running were ended: python3 ×4, node ×4, sleep ×3, …\n";
+    let tokens = (buildvise_app::tokens::count(LEFT_THREE), buildvise_app::tokens::count(longest));
+    assert!(tokens.0 <= 18 && tokens.1 <= 32, "{tokens:?} tokens");
 }
 
 #[test]
