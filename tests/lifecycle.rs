@@ -29,6 +29,91 @@ fn tree_script(file: &Path, say: &str) -> String {
     format!("sh -c 'echo $$ >> {p}; exec sleep 300' & echo $$ >> {p}; {say}; wait", p = file.display())
 }
 
+/// A script that leaves three sleepers, each further out of reach than the last: a background
+/// child in the command's group, one that left the group with `setsid` and holds its stdout, and
+/// a double-forked daemon in a session of its own with its output closed, whose parent is gone.
+/// Once all three have written their pids to `file`, it prints `started` and does `then`.
+fn leaky_script(file: &Path, then: &str) -> String {
+    format!(
+        "sh -c 'echo $$ >> {p}; exec sleep 300' & \
+         setsid sh -c 'echo $$ >> {p}; exec sleep 300' & \
+         sh -c 'setsid sh -c \"echo \\$\\$ >> {p}; exec sleep 300\" </dev/null >/dev/null 2>&1 &'; \
+         until [ \"$(wc -l < {p})\" -ge 3 ]; do :; done; echo started; {then}",
+        p = file.display()
+    )
+}
+
+const LEFT_THREE: &str = "note: 3 processes the command left running were ended: sleep ×3\n";
+
+#[test]
+fn what_a_command_left_running_is_ended_when_exec_returns_and_the_answer_says_so() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("pids");
+    let exec = sb.run(["exec", "panicky.sh", "--json", "--", &leaky_script(&pid_file, "exit 0")]);
+    let left = wait_gone(&pids(&pid_file));
+    exec.expect_code(0);
+    assert_eq!(pids(&pid_file).len(), 3, "{exec}");
+    assert!(left.is_empty(), "processes outlived the run: {left:?}");
+    let answer = exec.json();
+    assert_eq!(answer["leftRunning"], json!(["sleep", "sleep", "sleep"]), "{answer:#}");
+    let text = sb.run(["log", &common::run_id(&answer), "--detail", "standard"]).text();
+    assert!(text.starts_with("ok · run ") && text.contains(LEFT_THREE), "{text}");
+    // One short line, whatever the command left: the names are capped at three.
+    let longest = "note: 12 processes the command left running were ended: python3 ×4, node ×4, sleep ×3, …\n";
+    let tokens = (buildvise_app::tokens::count(LEFT_THREE), buildvise_app::tokens::count(longest));
+    assert!(tokens.0 <= 18 && tokens.1 <= 32, "{tokens:?} tokens");
+}
+
+#[test]
+fn a_child_that_ends_within_the_grace_period_is_neither_ended_nor_counted() {
+    let sb = sandbox();
+    let done = sb.work().join("done");
+    let script = format!("(sleep 0.2; echo finished > {d}) >/dev/null & echo started", d = done.display());
+    let exec = sb.run(["exec", "panicky.sh", "--json", "--", &script]);
+    exec.expect_code(0);
+    let answer = exec.json();
+    assert!(answer.get("leftRunning").is_none() && answer.get("notes").is_none(), "{answer:#}");
+    assert_eq!(std::fs::read_to_string(&done).unwrap_or_default(), "finished\n", "the child ran to its end");
+}
+
+/// Two runs at once in one server: the end of the one that leaks ends its processes, and none of
+/// the other's, though both are the server's descendants.
+#[tokio::test]
+async fn under_serve_a_runs_end_ends_its_own_leftovers_and_not_another_runs_processes() {
+    let sb = sandbox();
+    let (busy, leaky) = (sb.work().join("busy"), sb.work().join("leaky"));
+    let session = connect(&sb, &[]).await;
+    let handle = session.send_exec(&tree_script(&busy, "echo busy")).await;
+    common::mcp::wait_for("the other run's script and its grandchild", || pids(&busy).len() == 2).await;
+    let (answer, structured) =
+        session.ok(json!({"action": "exec", "tool": "panicky.sh", "args": [leaky_script(&leaky, "exit 0")]})).await;
+    let left = wait_gone(&pids(&leaky));
+    assert!(left.is_empty(), "processes outlived the leaky run: {left:?}");
+    assert!(answer.contains(LEFT_THREE), "{answer}");
+    assert_eq!(structured["leftRunning"].as_array().map(Vec::len), Some(3), "{structured:#}");
+    let other = pids(&busy);
+    assert!(other.iter().all(|&pid| alive(pid)), "the other run's processes were ended: {other:?}");
+
+    handle.cancel(Some("the test cancels".into())).await.expect("send notifications/cancelled");
+    let left = wait_gone(&other);
+    assert!(left.is_empty(), "processes outlived the cancel: {left:?}");
+    session.close().await;
+}
+
+/// The guard ends what left the command's group too when buildvise cannot: killed outright, it
+/// ends nothing itself.
+#[tokio::test]
+async fn a_killed_server_still_ends_what_left_the_commands_group() {
+    let sb = sandbox();
+    let pid_file = sb.work().join("pids");
+    let session = connect(&sb, &[]).await;
+    let _handle = session.send_exec(&leaky_script(&pid_file, "wait")).await;
+    common::mcp::wait_for("the three sleepers", || pids(&pid_file).len() == 3).await;
+    signal(session.pid, Signal::SIGKILL);
+    let left = wait_gone(&pids(&pid_file));
+    assert!(left.is_empty(), "processes outlived a killed server: {left:?}");
+}
+
 #[test]
 fn a_parser_that_loops_forever_cannot_hold_a_run() {
     let sb = sandbox();
@@ -132,13 +217,15 @@ async fn exec_ok(session: &Session, script: String) {
 async fn a_server_holds_no_more_threads_or_fds_after_100_execs_whose_grandchildren_escaped() {
     let sb = sandbox();
     let pid_file = sb.work().join("escaped");
-    // Each exec waits out the output its escaped process holds (4 s); a batch runs at once, which
-    // is what the test is about, rather than four at a time.
+    // Each exec waits out the output its escaped process holds (4 s), since nothing tells that
+    // process apart as the run's; a batch runs at once, which is what the test is about, rather
+    // than four at a time.
     const BATCH: usize = 33;
     let session = connect(&sb, &["--concurrent-runs", &BATCH.to_string()]).await;
-    // `setsid` takes the sleeper out of the command's group (no signal of ours reaches it), and it
-    // keeps the command's stdout open: the runner must stop reading rather than wait, or leak.
-    let script = format!("setsid sh -c 'echo $$ >> {p}; exec sleep 120' & echo started", p = pid_file.display());
+    // `setsid` takes the sleeper out of the command's group (no signal of ours reaches it), `env
+    // -i` takes the run's mark from its environment, and it keeps the command's stdout open: the
+    // runner must stop reading rather than wait, or leak.
+    let script = format!("env -i setsid sh -c 'echo $$ >> {p}; exec sleep 120' & echo started", p = pid_file.display());
     exec_ok(&session, script.clone()).await;
     // Taken once the first exec has answered: threads and descriptors it started and that linger
     // only count against later ones, which the wait below lets retire.

@@ -85,8 +85,9 @@ impl App {
 
         let RunSink { log, parser, unterminated, .. } = sink;
         meta.unterminated = unterminated;
+        let ending = outcome.ending;
         self.record_ending(&run, &mut meta, log, outcome);
-        let mut result = parser.finish(parser_end(outcome.ending, &plan));
+        let mut result = parser.finish(parser_end(ending, &plan));
         result.fingerprints = history::fingerprints(&call.tool, &result.diagnostics);
         // The answer survives a store that cannot take it: it says so, and where to make room.
         if let Err(e) = self.store_finished(&config, &run, &mut meta, &mut result, &call.args) {
@@ -183,17 +184,22 @@ impl App {
                 super::describe(&failure)
             ));
         }
+        if !outcome.left_running.is_empty() {
+            meta.notes.push(left_running_note(&outcome.left_running));
+        }
         if outcome.abandoned_output {
             meta.notes.push(
-                "processes that left the command's process group kept its output open; buildvise stopped reading \
-                 it and left them running"
+                "processes that left the command's process group, and cleared the environment that marks them as \
+                 the run's, kept its output open; buildvise stopped reading it and left them running"
                     .to_string(),
             );
         }
+        meta.left_running = outcome.left_running;
+        let ending = outcome.ending;
         meta.lines = stored;
         meta.bytes = bytes;
         meta.ended_ms = Some(now_ms());
-        (meta.status, meta.exit_code) = match outcome.ending {
+        (meta.status, meta.exit_code) = match ending {
             Ending::Exited(code) => (RunStatus::Exited, Some(code)),
             Ending::Signalled(signal) => {
                 meta.signal = (signal > 0).then_some(signal);
@@ -306,6 +312,14 @@ struct Started {
 }
 
 /// How the run ended, as its parser is told: with the artifacts the plan named that exist now.
+/// `2 processes the command left running were ended: sleep, sh`: short, since every answer about
+/// a leaky command carries it; the names say which of its programs to look at.
+fn left_running_note(names: &[String]) -> String {
+    let n = names.len();
+    let (what, was) = if n == 1 { ("process", "was") } else { ("processes", "were") };
+    format!("{n} {what} the command left running {was} ended: {}", run::leftover_names(names, 3))
+}
+
 fn parser_end(ending: Ending, plan: &CommandPlan) -> RunEnd {
     let end = match ending {
         Ending::Exited(code) => RunEnd::exited(code),
@@ -345,4 +359,18 @@ struct Allowed {
 /// Removes a run that never started.
 fn discard(run: ActiveRun) {
     let _ = std::fs::remove_dir_all(&run.dir);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The note rides on every answer about a leaky command, so it names at most three programs
+    /// (its tokens are counted in `tests/lifecycle.rs`).
+    #[test]
+    fn the_left_running_note_says_how_many_and_which() {
+        let names: Vec<String> = ["sleep", "sh", "sleep", "node", "python3"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(left_running_note(&names), "5 processes the command left running were ended: sleep ×2, sh, node, …");
+        assert_eq!(left_running_note(&names[..1]), "1 process the command left running was ended: sleep");
+    }
 }

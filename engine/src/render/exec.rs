@@ -87,6 +87,9 @@ pub struct ExecView<'a> {
     pub note: Option<&'a str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub notes: &'a [String],
+    /// The processes the command left running, which were ended: a command name each.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub left_running: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tail: Vec<TailLine>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -229,6 +232,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         parser_error: r.parser_error.as_deref(),
         note: f.meta.error.as_deref(),
         notes: &f.meta.notes,
+        left_running: &f.meta.left_running,
         tail: Vec::new(),
         hint: None,
     };

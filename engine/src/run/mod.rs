@@ -5,8 +5,13 @@
 //! One thread does it all, with non-blocking pipes and `poll`, and never waits longer than a tick
 //! for anything: not for output, not for the sink, not for the child. So a deadline or a cancel is
 //! acted on within a tick, whatever the process or the sink's consumer (the plugin's parser) does.
-//! There are no reader threads to leak: when processes that left the group keep the pipes open
-//! after the command ended, the runner closes its ends and says so ([`Outcome::abandoned_output`]).
+//! There are no reader threads to leak.
+//!
+//! Nothing the command started outlives the run: once the command has exited, its processes get
+//! a grace period ([`LINGER`]) to end by themselves; those still running then, in its group or
+//! out of it ([`leftovers`]), are ended (TERM, [`GRACE`], KILL) and named
+//! ([`Outcome::left_running`]). Processes that cannot be told apart as the run's and still hold
+//! its pipes are left, and the runner closes its ends and says so ([`Outcome::abandoned_output`]).
 //!
 //! Memory is bounded whatever the output: lines are capped at [`lines::MAX_LINE`], and while the
 //! sink is not [`ready`](LineSink::ready) the runner stops reading, which makes the process wait on
@@ -16,10 +21,12 @@
 //! of short lines costs a few system calls and copies per read, not per line.
 
 mod guard;
+mod leftovers;
 mod lines;
 mod process;
 
 pub use guard::Guard;
+pub use leftovers::{MARK, names as leftover_names};
 #[cfg(test)]
 pub use lines::each_line;
 pub use lines::line_ends;
@@ -89,12 +96,16 @@ pub enum Ending {
     Cancelled,
 }
 
-/// How a run ended, and whether its output had to be abandoned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a run ended, what it left running, and whether its output had to be abandoned.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub ending: Ending,
-    /// Processes outside the command's group (started with `setsid`, say) kept its output open
-    /// after it ended; the runner stopped reading and left them running.
+    /// The command names of the processes the command left running when it exited, which were
+    /// still running after the grace period and were ended: one per process.
+    pub left_running: Vec<String>,
+    /// Processes that could not be told apart as the run's (outside its group, their
+    /// environment cleared, their parent gone) kept its output open after it ended; the runner
+    /// stopped reading and left them running.
     pub abandoned_output: bool,
 }
 
@@ -118,7 +129,9 @@ pub enum RunError {
 
 /// Time between TERM and KILL.
 pub const GRACE: Duration = Duration::from_secs(2);
-/// How long to wait, after the command exited, for pipes that some leftover process holds open.
+/// The grace period after the command exited: what it left running may end by itself (and is
+/// not counted) until then. cargo-nextest waits 100 ms for a test's output to close before it
+/// calls the test leaky; builds leave more behind on their way out, so longer here.
 const LINGER: Duration = Duration::from_secs(1);
 /// The longest the runner waits for anything before checking its deadlines again.
 const TICK: Duration = Duration::from_millis(50);
@@ -128,8 +141,8 @@ const PIPE_BYTES: i32 = 1 << 20;
 /// Reads per pipe per turn of the loop: enough to keep up with a flood, few enough to keep ticks.
 const READS_PER_TURN: usize = 8;
 
-/// Runs `command` to its end, feeding `sink`. With a `guard`, the command's group is ended even if
-/// buildvise is killed while it runs.
+/// Runs `command` to its end, feeding `sink`. With a `guard`, the command's processes are ended
+/// even if buildvise is killed while it runs.
 pub fn run(
     command: &Command,
     timeout: Duration,
@@ -137,7 +150,12 @@ pub fn run(
     guard: Option<&Guard>,
     sink: &mut dyn LineSink,
 ) -> Result<Outcome, RunError> {
-    let mut child = process::spawn(command)?;
+    let session: &str = match guard {
+        Some(guard) => guard.session(),
+        None => leftovers::unguarded_session(),
+    };
+    let mark = leftovers::new_mark(session);
+    let mut child = process::spawn(command, &mark)?;
     let group = Group::of(&child);
     if let Some(guard) = guard {
         guard.watch(group.id());
@@ -146,7 +164,10 @@ pub fn run(
         child.stdout.take().map(|p| Pipe::new(Stream::Stdout, p.into())),
         child.stderr.take().map(|p| Pipe::new(Stream::Stderr, p.into())),
     ];
-    let outcome = supervise(group, &mut pipes, timeout, cancel, sink);
+    // The leader is not reaped before the run ends, so its start can be read at any time.
+    let since = leftovers::started(group.id()).unwrap_or(0);
+    let run = Run { group, mark: &mark, since };
+    let outcome = supervise(&run, &mut pipes, timeout, cancel, sink);
     if let Some(guard) = guard {
         guard.forget(group.id());
     }
@@ -160,8 +181,30 @@ pub fn run(
 enum KillReason {
     Timeout,
     Cancel,
-    /// The command exited but processes of its group still hold its output.
+    /// The command exited, and what it started was still running after the grace period.
     Leftovers,
+}
+
+/// What the runner knows a run's processes by.
+struct Run<'a> {
+    group: Group,
+    mark: &'a str,
+    /// When the command started, in clock ticks since boot.
+    since: u64,
+}
+
+impl Run<'_> {
+    fn find(&self) -> Vec<leftovers::Found> {
+        leftovers::find(self.mark, self.group.id(), self.since)
+    }
+
+    /// Signals every process of the run a scan finds now, and the group. The processes found
+    /// are taken on before the group's signal can end any of them, so that each is counted.
+    fn signal(&self, sweep: &mut leftovers::Sweep, signal: Signal, count: bool) {
+        sweep.take(self.find(), count);
+        self.group.signal(signal);
+        sweep.signal(signal);
+    }
 }
 
 struct Kill {
@@ -171,7 +214,7 @@ struct Kill {
 }
 
 fn supervise(
-    group: Group,
+    run: &Run<'_>,
     pipes: &mut [Option<Pipe>; 2],
     timeout: Duration,
     cancel: &CancelToken,
@@ -181,17 +224,29 @@ fn supervise(
     let mut buf = vec![0u8; CHUNK];
     let mut exited: Option<(Ending, Instant)> = None;
     let mut kill: Option<Kill> = None;
+    let mut sweep = leftovers::Sweep::default();
     let mut abandoned_output = false;
     // After both pipes closed, the exit usually follows within microseconds: poll for it quickly.
     let mut exit_wait = Duration::from_micros(200);
+    // When to look in /proc next for what the command left: at once, then once a tick.
+    let mut next_scan = started;
     loop {
         let now = Instant::now();
         if exited.is_none() {
-            exited = group.leader_ended().map(|ending| (ending, now));
+            exited = run.group.leader_ended().map(|ending| (ending, now));
         }
         let open = pipes.iter().any(Option::is_some);
-        if !open && exited.is_some() {
-            break;
+        if !open && exited.is_some() && now >= next_scan {
+            next_scan = now + TICK;
+            let found = run.find();
+            if found.is_empty() {
+                break;
+            }
+            // Whatever forked since the KILL is ended too.
+            if kill.as_ref().is_some_and(|k| k.killed) {
+                sweep.take(found, kill.as_ref().is_some_and(|k| k.reason == KillReason::Leftovers));
+                sweep.signal(Signal::SIGKILL);
+            }
         }
         if kill.is_none() {
             let reason = if cancel.is_cancelled() {
@@ -204,25 +259,31 @@ fn supervise(
                 None
             };
             if let Some(reason) = reason {
-                group.signal(Signal::SIGTERM);
+                run.signal(&mut sweep, Signal::SIGTERM, reason == KillReason::Leftovers);
                 kill = Some(Kill { reason, term_at: now, killed: false });
             }
         }
         if let Some(k) = kill.as_mut() {
             let since = now.duration_since(k.term_at);
             if !k.killed && since >= GRACE {
-                group.signal(Signal::SIGKILL);
+                run.signal(&mut sweep, Signal::SIGKILL, k.reason == KillReason::Leftovers);
                 k.killed = true;
             }
-            // Whoever still holds the pipes is outside the group: stop waiting for them.
-            if open && exited.is_some() && since >= GRACE + LINGER {
-                for pipe in pipes.iter_mut() {
-                    if let Some(p) = pipe.take() {
-                        p.close(sink);
+            if exited.is_some() && since >= GRACE + LINGER {
+                // Whoever still holds the pipes is none of the run's that a scan finds: stop
+                // waiting for them.
+                if open {
+                    for pipe in pipes.iter_mut() {
+                        if let Some(p) = pipe.take() {
+                            p.close(sink);
+                        }
                     }
+                    abandoned_output = true;
+                    continue;
                 }
-                abandoned_output = true;
-                continue;
+                // What a KILL does not end (another user's process in the group) is not waited
+                // for.
+                break;
             }
         }
         sink.tick();
@@ -235,7 +296,7 @@ fn supervise(
             read_ready(pipes, &mut buf, sink);
         }
     }
-    let ending = match (kill, exited) {
+    let ending = match (&kill, exited) {
         // The leader's own end counts unless buildvise ended it first.
         (Some(k), Some((_, at))) if k.reason != KillReason::Leftovers && k.term_at <= at => match k.reason {
             KillReason::Cancel => Ending::Cancelled,
@@ -244,7 +305,7 @@ fn supervise(
         (_, Some((ending, _))) => ending,
         (_, None) => Ending::Signalled(0),
     };
-    Outcome { ending, abandoned_output }
+    Outcome { ending, left_running: sweep.counted, abandoned_output }
 }
 
 /// Waits up to a tick for output and reads what is there.

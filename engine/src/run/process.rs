@@ -11,11 +11,13 @@ use nix::unistd::Pid;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Stdio};
 
-pub(super) fn spawn(command: &Command) -> Result<Child, RunError> {
+/// Spawns `command` with `mark` in its environment (last, so that no plan can set it otherwise).
+pub(super) fn spawn(command: &Command, mark: &str) -> Result<Child, RunError> {
     let mut cmd = std::process::Command::new(&command.program);
     cmd.args(&command.args)
         .current_dir(&command.cwd)
         .envs(command.env.iter().map(|(k, v)| (k, v)))
+        .env(super::leftovers::MARK, mark)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

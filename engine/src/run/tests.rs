@@ -137,17 +137,72 @@ fn a_stuck_sink_cannot_hold_off_the_deadline() {
     assert!(sink.0 > 0);
 }
 
+/// Pids a script wrote to `file`, one a line.
+fn pids_in(file: &std::path::Path) -> Vec<i32> {
+    std::fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// Waits, up to a bound that only keeps a broken runner from hanging the suite, until none of
+/// `pids` runs; returns those that still do.
+fn gone(pids: &[i32]) -> Vec<i32> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pids.iter().any(|&pid| alive(pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    pids.iter().copied().filter(|&pid| alive(pid)).collect()
+}
+
+#[test]
+fn what_the_command_left_running_is_ended_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pids");
+    // A background child in the group, one that left it with `setsid` and holds stdout, and a
+    // double-forked daemon in a session of its own with its output closed; the command waits
+    // until all three have said who they are, so that none is ended before it has.
+    let script = format!(
+        "sh -c 'echo $$ >> {p}; exec sleep 300' & \
+         setsid sh -c 'echo $$ >> {p}; exec sleep 300' & \
+         sh -c 'setsid sh -c \"echo \\$\\$ >> {p}; exec sleep 300\" </dev/null >/dev/null 2>&1 &'; \
+         until [ \"$(wc -l < {p})\" -ge 3 ]; do :; done; echo started",
+        p = p.display()
+    );
+    let mut sink = Collect::default();
+    let outcome = run(&sh(&script), Duration::from_secs(60), &CancelToken::default(), None, &mut sink).unwrap();
+    let pids = pids_in(&p);
+    let left = gone(&pids);
+    assert_eq!(pids.len(), 3, "{pids:?}");
+    assert!(left.is_empty(), "outlived the run: {left:?}");
+    assert_eq!(outcome.ending, Ending::Exited(0));
+    assert_eq!(outcome.left_running, ["sleep", "sleep", "sleep"], "{outcome:?}");
+    assert!(!outcome.abandoned_output, "{outcome:?}");
+    assert_eq!(sink.0, vec![(Stream::Stdout, b"started".to_vec())]);
+}
+
+#[test]
+fn a_child_that_ends_within_the_grace_period_is_neither_ended_nor_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let done = dir.path().join("done");
+    let script = format!("(sleep 0.2; echo finished > {d}) >/dev/null & echo started", d = done.display());
+    let outcome =
+        run(&sh(&script), Duration::from_secs(60), &CancelToken::default(), None, &mut Collect::default()).unwrap();
+    assert_eq!(outcome, Outcome { ending: Ending::Exited(0), left_running: vec![], abandoned_output: false });
+    assert_eq!(std::fs::read_to_string(&done).unwrap_or_default(), "finished\n", "the child ran to its end");
+}
+
 #[test]
 fn output_held_by_an_escaped_process_is_abandoned_not_waited_for() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     // `setsid` puts the sleeper outside the command's group, out of reach of the group's signals,
-    // and it keeps the command's stdout open.
-    let script = format!("setsid sh -c 'echo $$ > {p}; exec sleep 300' & echo started; exit 0", p = pid_file.display());
+    // `env -i` takes the run's mark from its environment, and once the command has exited its
+    // parent is no process of the run's: nothing tells it apart as the run's. It keeps the
+    // command's stdout open.
+    let script =
+        format!("env -i setsid sh -c 'echo $$ > {p}; exec sleep 300' & echo started; exit 0", p = pid_file.display());
     let mut sink = Collect::default();
     let outcome = run(&sh(&script), Duration::from_secs(60), &CancelToken::default(), None, &mut sink).unwrap();
-    assert_eq!(outcome, Outcome { ending: Ending::Exited(0), abandoned_output: true });
-    assert_eq!(sink.0, vec![(Stream::Stdout, b"started".to_vec())]);
     let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(outcome, Outcome { ending: Ending::Exited(0), left_running: vec![], abandoned_output: true });
+    assert_eq!(sink.0, vec![(Stream::Stdout, b"started".to_vec())]);
 }

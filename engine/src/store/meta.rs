@@ -60,6 +60,10 @@ pub struct RunMeta {
     /// The signal that ended the command, when `status` is `killed` and it is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
+    /// The command names of the processes the command left running when it exited, which
+    /// buildvise ended: one per process.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_running: Vec<String>,
 }
 
 /// A finished run's numbers, enough for a listing of runs without reading their results.
@@ -118,6 +122,7 @@ impl RunMeta {
             tally: None,
             unterminated: Vec::new(),
             signal: None,
+            left_running: Vec::new(),
         }
     }
 

@@ -1,0 +1,271 @@
+//! The processes a run started that are still running when it ends: found, ended and named.
+//!
+//! A process group alone does not hold a run's processes: `setsid`, a double-forking daemon or a
+//! program that makes its own group leaves it, and then no signal to the group reaches it. So
+//! every command gets a mark in its environment, `BUILDVISE_RUN=<session>.<n>`, which whatever it
+//! starts inherits. A run's processes are those whose environment (`/proc/PID/environ`, readable
+//! for processes of the same user) holds its mark exactly, those still in its group, and the
+//! descendants of either (a program that cleared its environment, while its parent lives).
+//!
+//! The mark is why a server's concurrent runs are told apart: each run's mark is its own, so one
+//! run's end never touches another's processes. Found processes are signalled through a pidfd
+//! opened and checked against the process's start time, so that a pid reused between the scan and
+//! the signal is never hit.
+//!
+//! Linux only: elsewhere nothing is found, and the group's signals are all there is.
+
+use nix::sys::signal::Signal;
+use std::os::fd::OwnedFd;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable that marks a run's processes.
+pub const MARK: &str = "BUILDVISE_RUN";
+
+/// A session's marks share a random prefix, so that no other buildvise, nor a process started
+/// with a copy of an old environment, carries one of ours.
+pub(super) fn new_session() -> String {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Without randomness, the pid and the clock still tell this process's marks apart.
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        bytes = ((u64::from(std::process::id()) << 32) ^ nanos as u64).to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The session of runs that no guard watches.
+pub(super) fn unguarded_session() -> &'static str {
+    static SESSION: OnceLock<String> = OnceLock::new();
+    SESSION.get_or_init(new_session)
+}
+
+/// A fresh mark in `session`: the value `MARK` gets for one run.
+pub(super) fn new_mark(session: &str) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!("{session}.{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// One process of a run, as a scan of `/proc` found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Found {
+    pub pid: i32,
+    /// When it started, in clock ticks since boot: with the pid, it names one process for good.
+    pub start: u64,
+    /// Its command name as the kernel keeps it (at most 15 bytes).
+    pub name: String,
+}
+
+/// What `/proc/PID/stat` says of a process.
+#[derive(Debug, Clone)]
+struct Stat {
+    name: String,
+    state: char,
+    ppid: i32,
+    pgrp: i32,
+    start: u64,
+}
+
+fn stat(pid: i32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name is in parentheses and may hold anything, spaces and parentheses included: the
+    // fields after it start after the last `)`.
+    let (head, rest) = text.rsplit_once(") ")?;
+    let name = head.split_once(" (")?.1.to_string();
+    let fields: Vec<&str> = rest.split_ascii_whitespace().collect();
+    // `rest` starts at field 3 (state): ppid is field 4, pgrp 5, starttime 22.
+    Some(Stat {
+        name,
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// Whether `pid`'s environment holds `entry` (`NAME=value`) exactly.
+fn carries(pid: i32, entry: &[u8]) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == entry))
+}
+
+/// When the process `pid` started, in clock ticks since boot.
+pub(super) fn started(pid: i32) -> Option<u64> {
+    stat(pid).map(|s| s.start)
+}
+
+/// The processes of the run marked `mark` whose group is `group`, still running: never this
+/// process, and never a zombie (it has ended; its parent has yet to reap it). None started
+/// before `since` (the command's start) can be the run's, so only the environments of those
+/// started since are read: reading another process's environment is most of a scan's cost.
+pub(super) fn find(mark: &str, group: i32, since: u64) -> Vec<Found> {
+    if !cfg!(target_os = "linux") {
+        return Vec::new();
+    }
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let me = std::process::id() as i32;
+    let entry = format!("{MARK}={mark}");
+    let mut all: Vec<(i32, Stat, bool)> = Vec::new();
+    for pid in dir.flatten().filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok()) {
+        if pid == me {
+            continue;
+        }
+        let Some(stat) = stat(pid) else { continue };
+        if matches!(stat.state, 'Z' | 'X') || stat.start < since {
+            continue;
+        }
+        let ours = stat.pgrp == group || carries(pid, entry.as_bytes());
+        all.push((pid, stat, ours));
+    }
+    // Descendants of the run's processes are the run's, whatever their environment says.
+    loop {
+        let ours: std::collections::HashSet<i32> = all.iter().filter(|p| p.2).map(|p| p.0).collect();
+        let mut more = false;
+        for p in all.iter_mut().filter(|p| !p.2 && ours.contains(&p.1.ppid)) {
+            p.2 = true;
+            more = true;
+        }
+        if !more {
+            break;
+        }
+    }
+    all.into_iter().filter(|p| p.2).map(|(pid, stat, _)| Found { pid, start: stat.start, name: stat.name }).collect()
+}
+
+/// Whether the process `pid` that started at `start` is still running.
+fn running(pid: i32, start: u64) -> bool {
+    stat(pid).is_some_and(|s| s.start == start && !matches!(s.state, 'Z' | 'X'))
+}
+
+/// A process being ended: a pidfd on it, or only its pid where the kernel has no pidfds.
+#[derive(Debug)]
+struct Target {
+    found: Found,
+    pidfd: Option<OwnedFd>,
+}
+
+impl Target {
+    /// A handle on `found`, or nothing if it has ended (or its pid is another process's by now).
+    fn open(found: Found) -> Option<Target> {
+        let pidfd = rustix::process::Pid::from_raw(found.pid)
+            .and_then(|pid| rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok());
+        // Checked after the pidfd is open: if the process that started then still holds the pid,
+        // the pidfd is on it, and it stays on it whatever happens to the pid later.
+        running(found.pid, found.start).then_some(Target { found, pidfd })
+    }
+
+    /// Sends `signal`; a process that has ended takes none, which is all the same.
+    fn signal(&self, signal: Signal) {
+        match &self.pidfd {
+            Some(fd) => {
+                let signal = match signal {
+                    Signal::SIGKILL => rustix::process::Signal::KILL,
+                    _ => rustix::process::Signal::TERM,
+                };
+                let _ = rustix::process::pidfd_send_signal(fd, signal);
+            }
+            // Without a pidfd, the start time checked just before is what stands between the
+            // signal and a reused pid.
+            None => {
+                if running(self.found.pid, self.found.start) {
+                    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.found.pid), signal);
+                }
+            }
+        }
+    }
+}
+
+/// The processes a run's end is ending, and the names of those it counts as left running.
+#[derive(Debug, Default)]
+pub(super) struct Sweep {
+    targets: Vec<Target>,
+    /// One name per process that was still running when counted and took a signal.
+    pub counted: Vec<String>,
+}
+
+impl Sweep {
+    /// Takes on the processes `find` found that it had not; with `count`, each that is still
+    /// running is counted as left running.
+    pub fn take(&mut self, found: Vec<Found>, count: bool) {
+        for found in found {
+            if self.targets.iter().any(|t| t.found == found) {
+                continue;
+            }
+            if let Some(target) = Target::open(found) {
+                if count {
+                    self.counted.push(target.found.name.clone());
+                }
+                self.targets.push(target);
+            }
+        }
+    }
+
+    /// Sends `signal` to every process taken on.
+    pub fn signal(&self, signal: Signal) {
+        for target in &self.targets {
+            target.signal(signal);
+        }
+    }
+}
+
+/// `sleep ×2, sh`: each name once, in the order found, with how many processes had it when more
+/// than one did; at most `most` names, then `…`.
+pub fn names(names: &[String], most: usize) -> String {
+    let mut distinct: Vec<(&str, usize)> = Vec::new();
+    for name in names {
+        match distinct.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => distinct.push((name, 1)),
+        }
+    }
+    let mut said: Vec<String> = distinct
+        .iter()
+        .take(most)
+        .map(|&(name, count)| if count > 1 { format!("{name} ×{count}") } else { name.to_string() })
+        .collect();
+    if distinct.len() > most {
+        said.push("…".to_string());
+    }
+    said.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    fn sleeper(mark: Option<&str>) -> std::process::Child {
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("300").process_group(0);
+        if let Some(mark) = mark {
+            cmd.env(MARK, mark);
+        }
+        cmd.spawn().expect("sleep starts")
+    }
+
+    #[test]
+    fn a_mark_is_matched_whole_and_a_group_by_its_id() {
+        let session = new_session();
+        let (one, twelve) = (format!("{session}.1"), format!("{session}.12"));
+        let mut marked = sleeper(Some(&one));
+        let mut longer = sleeper(Some(&twelve));
+        let mut grouped = sleeper(None);
+        let found = find(&one, grouped.id() as i32, 0);
+        let pids: Vec<u32> = found.iter().map(|f| f.pid as u32).collect();
+        for child in [&mut marked, &mut longer, &mut grouped] {
+            child.kill().expect("kill");
+            child.wait().expect("reap");
+        }
+        assert!(pids.contains(&marked.id()), "the marked process: {found:?}");
+        assert!(pids.contains(&grouped.id()), "the group's process: {found:?}");
+        assert!(!pids.contains(&longer.id()), "another run's mark that starts with this one's: {found:?}");
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|f| f.name == "sleep"), "{found:?}");
+    }
+
+    #[test]
+    fn names_are_said_once_each_with_their_count() {
+        let said = |list: &[&str], most| names(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>(), most);
+        assert_eq!(said(&["sleep", "sh", "sleep"], 3), "sleep ×2, sh");
+        assert_eq!(said(&["a", "b", "c", "d"], 3), "a, b, c, …");
+    }
+}
