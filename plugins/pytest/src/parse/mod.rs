@@ -753,7 +753,7 @@ fn in_project(rel: &str) -> bool {
 /// and code.
 const TOOLCHAIN_WARNINGS: [&str; 1] = ["PytestCacheWarning"];
 
-/// Where an outcome's ids are in [`Assembly::reported_ids`].
+/// Where an outcome's ids are in [`Assembly::reported_ids`], and its slot in per-outcome arrays.
 fn outcome_slot(outcome: Outcome) -> usize {
     match outcome {
         Outcome::Failed => 0,
