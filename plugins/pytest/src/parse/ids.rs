@@ -5,40 +5,55 @@
 //! `tests/t.py::TestA::test_x[1]`), so ids are kept in a tree of their segments read from the end.
 //! Each node lists, in report order, the ids that end with the segments on its path.
 
+use super::outcome_slot;
 use super::summary::Outcome;
-use std::collections::HashMap;
+use hashbrown::{DefaultHashBuilder, HashTable};
+use std::hash::BuildHasher;
 
+/// A tree of the ids' `::` segments from the end. Built once per run with one entry per distinct
+/// suffix: a segment's text is copied once, into `text`, and looking one up copies nothing.
 #[derive(Debug, Default)]
 pub struct SuffixIndex {
-    /// (parent node, segment) → node; node 0 is the root.
-    children: HashMap<(usize, String), usize>,
-    /// Per node, the items whose id ends with the node's segments, in the order they were added.
-    items: Vec<Vec<usize>>,
-    /// Per node and outcome: how far along `items` every item is known to be used.
-    cursors: HashMap<(usize, Outcome), usize>,
+    /// Node 0 is the root.
+    nodes: Vec<Node>,
+    /// Every segment's text, end to end.
+    text: String,
+    /// The nodes below the root, found by (parent node, segment).
+    children: HashTable<usize>,
+    hasher: DefaultHashBuilder,
+}
+
+#[derive(Debug, Default)]
+struct Node {
+    parent: usize,
+    /// The segment leading here from the parent, as a span of `text`.
+    segment: (usize, usize),
+    /// The items whose id ends with this node's segments, in the order they were added.
+    items: Vec<usize>,
+    /// Per outcome: how far along `items` every item is known to be used.
+    cursors: [usize; 2],
 }
 
 impl SuffixIndex {
     /// Adds the id of item `item`; items must come in increasing order.
     pub fn insert(&mut self, id: &str, item: usize) {
-        if self.items.is_empty() {
-            self.items.push(Vec::new());
+        if self.nodes.is_empty() {
+            self.nodes.push(Node::default());
         }
         let mut node = 0;
         for segment in id.rsplit("::") {
-            let next = self.items.len();
-            node = *self.children.entry((node, segment.to_string())).or_insert(next);
-            if node == next {
-                self.items.push(Vec::new());
-            }
-            self.items[node].push(item);
+            node = match self.child(node, segment) {
+                Some(child) => child,
+                None => self.add_child(node, segment),
+            };
+            self.nodes[node].items.push(item);
         }
     }
 
     /// The items whose id is `tail` or ends with `::tail`, in order. (A tail that starts with
     /// `:` is not looked for in the `:::` run it would overlap; no pytest title starts so.)
     pub fn ending_with(&self, tail: &str) -> &[usize] {
-        self.node(tail).map_or(&[], |node| &self.items[node])
+        self.node(tail).map_or(&[], |node| &self.nodes[node].items)
     }
 
     /// The first item ending with `tail` that `used` does not reject. `used` must only ever turn
@@ -46,8 +61,9 @@ impl SuffixIndex {
     /// good, which keeps a whole run of lookups linear.
     pub fn first_unused(&mut self, tail: &str, key: Outcome, used: impl Fn(usize) -> bool) -> Option<usize> {
         let node = self.node(tail)?;
-        let cursor = self.cursors.entry((node, key)).or_default();
-        while let Some(&item) = self.items[node].get(*cursor) {
+        let node = &mut self.nodes[node];
+        let cursor = &mut node.cursors[outcome_slot(key)];
+        while let Some(&item) = node.items.get(*cursor) {
             if !used(item) {
                 return Some(item);
             }
@@ -57,7 +73,36 @@ impl SuffixIndex {
     }
 
     fn node(&self, tail: &str) -> Option<usize> {
-        tail.rsplit("::").try_fold(0, |node, segment| self.children.get(&(node, segment.to_string())).copied())
+        if self.nodes.is_empty() {
+            return None;
+        }
+        tail.rsplit("::").try_fold(0, |node, segment| self.child(node, segment))
+    }
+
+    fn child(&self, parent: usize, segment: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one((parent, segment));
+        self.children.find(hash, |&n| self.is(n, parent, segment)).copied()
+    }
+
+    fn add_child(&mut self, parent: usize, segment: &str) -> usize {
+        let (n, start) = (self.nodes.len(), self.text.len());
+        self.text.push_str(segment);
+        self.nodes.push(Node { parent, segment: (start, segment.len()), ..Node::default() });
+        let hash = self.hasher.hash_one((parent, segment));
+        let SuffixIndex { nodes, text, children, hasher } = self;
+        let rehash = |&n: &usize| {
+            let node = &nodes[n];
+            let (start, len) = node.segment;
+            hasher.hash_one((node.parent, &text[start..(start + len)]))
+        };
+        children.insert_unique(hash, n, rehash);
+        n
+    }
+
+    fn is(&self, n: usize, parent: usize, segment: &str) -> bool {
+        let node = &self.nodes[n];
+        let (start, len) = node.segment;
+        node.parent == parent && &self.text[start..(start + len)] == segment
     }
 }
 

@@ -29,8 +29,9 @@ use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, Head, Line, ParseContext, ParseResult, Parser, Progress, Recognisers, RunEnd, Severity,
     Stream, TestSummary, Text, is_absolute, relative_to,
 };
+use hashbrown::{HashMap, HashSet};
 use ids::SuffixIndex;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use stop::{Stop, counted};
 use summary::{Entry, Outcome};
 use text::{clip, leading_exception, sep_title};
@@ -133,7 +134,8 @@ impl Found {
 #[derive(Default)]
 struct Reported {
     items: Vec<Report>,
-    index: HashMap<(Outcome, String), usize>,
+    /// Per node id, its item for each outcome (see [`outcome_slot`]).
+    index: HashMap<String, [Option<usize>; 2]>,
 }
 
 struct Report {
@@ -150,8 +152,9 @@ impl Reported {
         if id.is_empty() {
             return;
         }
-        match self.index.get(&(outcome, id.to_string())) {
-            Some(&i) => {
+        let slot = &mut self.index.entry_ref(id).or_default()[outcome_slot(outcome)];
+        match *slot {
+            Some(i) => {
                 let item = &mut self.items[i];
                 if item.message.is_none() && message.is_some() {
                     item.message = message.map(clip);
@@ -159,7 +162,7 @@ impl Reported {
                 }
             }
             None => {
-                self.index.insert((outcome, id.to_string()), self.items.len());
+                *slot = Some(self.items.len());
                 self.items.push(Report { outcome, id: id.to_string(), message: message.map(clip), line });
             }
         }
@@ -412,8 +415,8 @@ struct Assembly<'a> {
     found: Found,
     junit: junit::Report,
     diagnostics: DiagnosticSet,
-    /// (outcome, node id) pairs a diagnostic now describes.
-    covered: HashSet<(Outcome, String)>,
+    /// Per outcome (see [`outcome_slot`]), the node ids a diagnostic now describes.
+    covered: [HashSet<String>; 2],
     /// JUnit keys of the tests a diagnostic now describes.
     covered_keys: HashSet<String>,
     failed_tests: Vec<String>,
@@ -446,7 +449,7 @@ impl<'a> Assembly<'a> {
             found,
             junit,
             diagnostics: DiagnosticSet::new(),
-            covered: HashSet::new(),
+            covered: Default::default(),
             covered_keys: HashSet::new(),
             failed_tests: Vec::new(),
             reported_ids,
@@ -483,8 +486,13 @@ impl<'a> Assembly<'a> {
         let reported_failed = self.found.reported.items.iter().filter(|r| r.outcome == Outcome::Failed);
         let mut failed_tests = std::mem::take(&mut self.failed_tests);
         failed_tests.extend(reported_failed.map(|r| r.id.clone()));
-        let mut seen = HashSet::new();
-        failed_tests.retain(|id| seen.insert(id.clone()));
+        // Each id once, where it first came; the set borrows the ids rather than copying them.
+        let first: Vec<bool> = {
+            let mut seen = HashSet::with_capacity(failed_tests.len());
+            failed_tests.iter().map(|id| seen.insert(id.as_str())).collect()
+        };
+        let mut first = first.into_iter();
+        failed_tests.retain(|_| first.next() == Some(true));
         ParseResult::new(self.diagnostics.into_vec())
             .with_summary(self.found.summary.or(self.junit.summary))
             .with_failed_tests(failed_tests)
@@ -554,7 +562,7 @@ impl<'a> Assembly<'a> {
         let Assembly { found, covered, reported_ids, junit_ids, junit_index, .. } = self;
         let reports = &found.reported.items;
         // Ids only ever become used, as `first_unused` requires: `covered` only grows.
-        let used = |id: &str| covered.contains(&(outcome, id.to_string()));
+        let used = |id: &str| covered[outcome_slot(outcome)].contains(id);
         for wanted in [outcome, other] {
             let index = &mut reported_ids[outcome_slot(wanted)];
             if let Some(i) = index.first_unused(&tail, outcome, |i| used(&reports[i].id)) {
@@ -591,8 +599,11 @@ impl<'a> Assembly<'a> {
     }
 
     fn cover(&mut self, outcome: Outcome, id: &str) {
-        self.covered.insert((outcome, id.to_string()));
-        self.covered_keys.insert(junit::node_key(id));
+        self.covered[outcome_slot(outcome)].get_or_insert_with(id, str::to_string);
+        // Only the JUnit report's cases are looked up by key.
+        if !self.junit.cases.is_empty() {
+            self.covered_keys.insert(junit::node_key(id));
+        }
     }
 
     /// Failures and errors the short summary or `-v` named but no section described (`--tb=no`,
@@ -600,7 +611,7 @@ impl<'a> Assembly<'a> {
     fn unexplained_reports(&mut self) {
         let reports = std::mem::take(&mut self.found.reported.items);
         for r in &reports {
-            if self.covered.contains(&(r.outcome, r.id.clone())) {
+            if self.covered[outcome_slot(r.outcome)].contains(r.id.as_str()) {
                 continue;
             }
             // The case taken stays in the report, but `cover` below marks its key as described.
@@ -753,7 +764,7 @@ fn in_project(rel: &str) -> bool {
 /// and code.
 const TOOLCHAIN_WARNINGS: [&str; 1] = ["PytestCacheWarning"];
 
-/// Where an outcome's ids are in [`Assembly::reported_ids`].
+/// Where an outcome's ids are in [`Assembly::reported_ids`], and its slot in per-outcome arrays.
 fn outcome_slot(outcome: Outcome) -> usize {
     match outcome {
         Outcome::Failed => 0,
