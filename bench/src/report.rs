@@ -403,8 +403,9 @@ runs are in the store with their full line count and a result.
 
 **Parse scale**: for each toolchain's test parser (pytest, `cargo test`, Jest, VSTest), a log of N
 failing tests in the runner's default layout, written by the bench (`bench/src/parse_scale.rs`),
-for N = 10,000 and 100,000, parsed in-process (`buildvise_plugin_api::testing::parse_log`, which
-feeds lines as the host does); median of 3 runs. The ratio of the time per failure at 100,000 to
+for N = 10,000 and 100,000 (pytest also with the JUnit report it writes), parsed in-process
+(`buildvise_plugin_api::testing`, which feeds lines as the host does); the least thread CPU time
+of 5 runs, which a busy machine's interruptions cannot swell. The ratio of the time per failure at 100,000 to
 that at 10,000 is 1× to 2× for a parser whose work grows linearly (a bigger result is slower to
 reach in memory), and 10× for one that compares each failure with every earlier one.
 ";
