@@ -28,6 +28,12 @@ fn hooked_with(sb: &Sandbox, line: &str, dir: &Path, setup: impl FnOnce(&mut Com
 /// Runs `line` with bash in `dir`, in the sandbox's world (the plugins through the environment,
 /// as an installed hook finds them from the user's config).
 fn bash(sb: &Sandbox, line: &str, dir: &Path) -> (Option<i32>, String) {
+    let out = bash_command(sb, line, dir).env("BUILDVISE_PLUGIN_PATH", cargo_plugin()).output().expect("bash runs");
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// bash running `line` in `dir` with the sandbox's environment, for the caller to add to.
+fn bash_command(sb: &Sandbox, line: &str, dir: &Path) -> Command {
     let probe = sb.command(["--version"]);
     let mut cmd = Command::new("bash");
     for (key, value) in probe.get_envs() {
@@ -36,13 +42,8 @@ fn bash(sb: &Sandbox, line: &str, dir: &Path) -> (Option<i32>, String) {
             None => cmd.env_remove(key),
         };
     }
-    let out = cmd
-        .args(["-c", line])
-        .current_dir(dir)
-        .env("BUILDVISE_PLUGIN_PATH", cargo_plugin())
-        .output()
-        .expect("bash runs");
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    cmd.args(["-c", line]).current_dir(dir);
+    cmd
 }
 
 #[test]
@@ -314,17 +315,7 @@ fn a_uv_run_pytest_line_runs_through_buildvise_as_uv_runs_it() {
     });
     let exe = env!("CARGO_BIN_EXE_buildvise");
     assert_eq!(line, format!("{exe} exec pytest.run --max-lines 20 -- --via=uv -q"));
-    let probe = sb.command(["--version"]);
-    let mut cmd = Command::new("bash");
-    for (key, value) in probe.get_envs() {
-        match value {
-            Some(value) => cmd.env(key, value),
-            None => cmd.env_remove(key),
-        };
-    }
-    let out = cmd
-        .args(["-c", &line])
-        .current_dir(&dir)
+    let out = bash_command(&sb, &line, &dir)
         .env("PATH", &path)
         .env("UV_CACHE_DIR", cache)
         .env("BUILDVISE_PLUGIN_PATH", common::plugin("pytest"))
