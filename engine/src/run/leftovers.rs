@@ -12,6 +12,13 @@
 //! opened and checked against the process's start time, so that a pid reused between the scan and
 //! the signal is never hit.
 //!
+//! Scanning `/proc` costs a read of every process's `stat`, so it is kept for runs that left
+//! something. buildvise makes itself a child subreaper: once a run's command has exited,
+//! whatever it left running is below an orphan this process adopted, and a look at its own
+//! children (`may_remain`) tells the common case, nothing left, in a few reads. The adopted that
+//! were the run's and have ended are reaped there too, and no other child: a leader is reaped by
+//! its runner, and a child some other code started is in buildvise's own group, not a run's.
+//!
 //! Linux only: elsewhere nothing is found, and the group's signals are all there is.
 
 use nix::sys::signal::Signal;
@@ -63,6 +70,7 @@ struct Stat {
     state: char,
     ppid: i32,
     pgrp: i32,
+    session: i32,
     start: u64,
 }
 
@@ -73,24 +81,101 @@ fn stat(pid: i32) -> Option<Stat> {
     let (head, rest) = text.rsplit_once(") ")?;
     let name = head.split_once(" (")?.1.to_string();
     let fields: Vec<&str> = rest.split_ascii_whitespace().collect();
-    // `rest` starts at field 3 (state): ppid is field 4, pgrp 5, starttime 22.
+    // `rest` starts at field 3 (state): ppid is field 4, pgrp 5, session 6, starttime 22.
     Some(Stat {
         name,
         state: fields.first()?.chars().next()?,
         ppid: fields.get(1)?.parse().ok()?,
         pgrp: fields.get(2)?.parse().ok()?,
+        session: fields.get(3)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
     })
 }
 
 /// Whether `pid`'s environment holds `entry` (`NAME=value`) exactly.
 fn carries(pid: i32, entry: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == entry))
+    environ_holds(pid, entry) == Some(true)
+}
+
+/// Whether `pid`'s environment holds `entry` exactly, if it can be read: a process on its way
+/// out has none left to read, but may not have handed its children on yet.
+fn environ_holds(pid: i32, entry: &[u8]) -> Option<bool> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok().filter(|env| !env.is_empty())?;
+    Some(env.split(|&b| b == 0).any(|e| e == entry))
 }
 
 /// When the process `pid` started, in clock ticks since boot.
 pub(super) fn started(pid: i32) -> Option<u64> {
     stat(pid).map(|s| s.start)
+}
+
+/// Makes this process the reaper of its descendants' orphans (once; a run calls it before its
+/// command starts), and says whether it is.
+pub(super) fn adopting() -> bool {
+    static ADOPTING: OnceLock<bool> = OnceLock::new();
+    *ADOPTING.get_or_init(|| {
+        #[cfg(target_os = "linux")]
+        {
+            rustix::process::set_child_subreaper(Some(rustix::process::getpid())).is_ok()
+                && std::fs::metadata("/proc/thread-self/children").is_ok()
+        }
+        #[cfg(not(target_os = "linux"))]
+        false
+    })
+}
+
+/// This process's children: each of its threads keeps a list of those it started, and the
+/// adopted are on the list of the thread the kernel chose.
+fn own_children() -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Vec::new() };
+    let mut pids = Vec::new();
+    for task in tasks.flatten() {
+        if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+            pids.extend(list.split_ascii_whitespace().filter_map(|pid| pid.parse::<i32>().ok()));
+        }
+    }
+    pids
+}
+
+/// Whether anything of the run marked `mark`, led by `group`, may still be running, asked once
+/// its command (the leader) has exited: `false` is certain, `true` is for [`find`] to settle.
+/// The adopted that are the run's are added to `seen`, and those that have ended are reaped:
+/// the ones seen running before, those in its group, and those that led a session of their own
+/// (a daemon's middle process), which nothing in buildvise starts.
+pub(super) fn may_remain(mark: &str, group: i32, since: u64, seen: &mut Vec<(i32, u64)>) -> bool {
+    if !adopting() {
+        return true;
+    }
+    let entry = format!("{MARK}={mark}");
+    let mut remains = false;
+    for pid in own_children() {
+        // The leader is its runner's to reap, after the group's last signal.
+        if pid == group {
+            continue;
+        }
+        let Some(stat) = stat(pid) else { continue };
+        let key = (pid, stat.start);
+        match stat.state {
+            'Z' if stat.pgrp == group || stat.session == pid || seen.contains(&key) => reap(pid),
+            'Z' | 'X' => {}
+            _ if stat.start < since => {}
+            _ if stat.pgrp == group || environ_holds(pid, entry.as_bytes()) != Some(false) => {
+                remains = true;
+                if !seen.contains(&key) {
+                    seen.push(key);
+                }
+            }
+            _ => {}
+        }
+    }
+    remains
+}
+
+/// Reaps the ended child `pid`, which no one else waits for.
+fn reap(pid: i32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
+    }
 }
 
 /// The processes of the run marked `mark` whose group is `group`, still running: never this
@@ -178,14 +263,27 @@ impl Target {
 #[derive(Debug, Default)]
 pub(super) struct Sweep {
     targets: Vec<Target>,
+    /// Every process of the run a scan found, by pid and start: those this process adopted are
+    /// its to reap when they end.
+    pub seen: Vec<(i32, u64)>,
     /// One name per process that was still running when counted and took a signal.
     pub counted: Vec<String>,
 }
 
 impl Sweep {
+    /// Notes the processes `find` found, to be reaped once they end.
+    pub fn saw(&mut self, found: &[Found]) {
+        for f in found {
+            if !self.seen.contains(&(f.pid, f.start)) {
+                self.seen.push((f.pid, f.start));
+            }
+        }
+    }
+
     /// Takes on the processes `find` found that it had not; with `count`, each that is still
     /// running is counted as left running.
     pub fn take(&mut self, found: Vec<Found>, count: bool) {
+        self.saw(&found);
         for found in found {
             if self.targets.iter().any(|t| t.found == found) {
                 continue;

@@ -155,6 +155,7 @@ pub fn run(
         None => leftovers::unguarded_session(),
     };
     let mark = leftovers::new_mark(session);
+    leftovers::adopting();
     let mut child = process::spawn(command, &mark)?;
     let group = Group::of(&child);
     if let Some(guard) = guard {
@@ -198,6 +199,11 @@ impl Run<'_> {
         leftovers::find(self.mark, self.group.id(), self.since)
     }
 
+    /// Once the command has exited: whether anything of the run may still be running.
+    fn may_remain(&self, sweep: &mut leftovers::Sweep) -> bool {
+        leftovers::may_remain(self.mark, self.group.id(), self.since, &mut sweep.seen)
+    }
+
     /// Signals every process of the run a scan finds now, and the group. The processes found
     /// are taken on before the group's signal can end any of them, so that each is counted.
     fn signal(&self, sweep: &mut leftovers::Sweep, signal: Signal, count: bool) {
@@ -228,8 +234,10 @@ fn supervise(
     let mut abandoned_output = false;
     // After both pipes closed, the exit usually follows within microseconds: poll for it quickly.
     let mut exit_wait = Duration::from_micros(200);
-    // When to look in /proc next for what the command left: at once, then once a tick.
+    // When to look next for what the command left: at once, then once a tick.
     let mut next_scan = started;
+    // Whether the last look found nothing left (and reaped what had ended).
+    let mut settled = false;
     loop {
         let now = Instant::now();
         if exited.is_none() {
@@ -238,10 +246,15 @@ fn supervise(
         let open = pipes.iter().any(Option::is_some);
         if !open && exited.is_some() && now >= next_scan {
             next_scan = now + TICK;
+            if !run.may_remain(&mut sweep) {
+                settled = true;
+                break;
+            }
             let found = run.find();
             if found.is_empty() {
                 break;
             }
+            sweep.saw(&found);
             // Whatever forked since the KILL is ended too.
             if kill.as_ref().is_some_and(|k| k.killed) {
                 sweep.take(found, kill.as_ref().is_some_and(|k| k.reason == KillReason::Leftovers));
@@ -295,6 +308,10 @@ fn supervise(
         if sink.ready(TICK) {
             read_ready(pipes, &mut buf, sink);
         }
+    }
+    if !settled {
+        // Reaps what ended since the last look.
+        run.may_remain(&mut sweep);
     }
     let ending = match (&kill, exited) {
         // The leader's own end counts unless buildvise ended it first.

@@ -206,3 +206,32 @@ fn output_held_by_an_escaped_process_is_abandoned_not_waited_for() {
     assert_eq!(outcome, Outcome { ending: Ending::Exited(0), left_running: vec![], abandoned_output: true });
     assert_eq!(sink.0, vec![(Stream::Stdout, b"started".to_vec())]);
 }
+
+/// Whether `pid` has ended and waits for this process to reap it.
+fn zombie_of_mine(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit_once(") ").map(|(_, rest)| rest.split(' ').collect()).unwrap_or_default();
+    fields.first() == Some(&"Z") && fields.get(1) == Some(&std::process::id().to_string().as_str())
+}
+
+#[test]
+fn what_the_command_left_is_reaped_once_it_ends_not_kept_as_a_zombie() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pids");
+    // Orphans buildvise adopts: one in the group and one in a session of its own, both ended
+    // before the command does, and one in a group of its own, ended by the runner.
+    let script = format!(
+        "sh -c 'sleep 0.1 & echo $! >> {p}'; \
+         sh -c 'setsid sleep 0.1 & echo $! >> {p}'; \
+         sh -c 'python3 -c \"import os, time; os.setpgid(0, 0); time.sleep(300)\" & echo $! >> {p}'; \
+         sleep 0.5; echo started",
+        p = p.display()
+    );
+    let outcome =
+        run(&sh(&script), Duration::from_secs(60), &CancelToken::default(), None, &mut Collect::default()).unwrap();
+    let pids = pids_in(&p);
+    assert_eq!(pids.len(), 3, "{pids:?}");
+    assert_eq!(outcome.left_running, ["python3"], "{outcome:?}");
+    let zombies: Vec<i32> = pids.into_iter().filter(|&pid| zombie_of_mine(pid)).collect();
+    assert!(zombies.is_empty(), "ended but never reaped: {zombies:?}");
+}
