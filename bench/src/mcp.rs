@@ -12,10 +12,14 @@ use std::time::{Duration, Instant};
 
 /// What a client learns from a fresh server.
 pub struct Server {
-    /// The `build` tool's tools/list entry, compact JSON as sent.
+    /// The `build` tool's tools/list entry as the model reads it: name, description and input
+    /// schema, compact JSON. Clients read the rest (title, annotations, output schema) and do not
+    /// pass it to the model (docs/mcp.md).
     pub tool_json: String,
-    /// The whole `tools` array of tools/list, compact JSON as sent: what a client puts before the
-    /// model on every turn.
+    /// The same entry whole, compact JSON as sent.
+    pub tool_whole_json: String,
+    /// The `tools` array of tools/list as the model reads it: what a client puts before the model
+    /// on every turn.
     pub tools_json: String,
     /// The server's `instructions` from the initialize answer.
     pub instructions: String,
@@ -142,9 +146,11 @@ pub fn tools_list(setup: &Setup) -> anyhow::Result<Server> {
     let Some(tool) = tools.iter().find(|t| t["name"] == "build") else {
         bail!("tools/list has no `build` tool: {list}");
     };
+    let read = |t: &Value| json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]});
     Ok(Server {
-        tool_json: serde_json::to_string(tool)?,
-        tools_json: serde_json::to_string(tools)?,
+        tool_json: serde_json::to_string(&read(tool))?,
+        tool_whole_json: serde_json::to_string(tool)?,
+        tools_json: serde_json::to_string(&tools.iter().map(read).collect::<Vec<_>>())?,
         instructions: init["instructions"].as_str().unwrap_or_default().to_string(),
     })
 }

@@ -308,10 +308,12 @@ Every process the bench starts sees an empty config home and its own run store
   --cwd project --artifact F… --mcp --detail D` prints, which is the text of an MCP `exec` answer
   (hints worded for MCP); the one difference is the run id, `parsed` (1 token) where a real run
   has an id such as `bafotemu` (about 3);
-- *schema*: the `build` entry of `tools/list` as the server sends it (compact JSON), obtained by
-  starting `buildvise serve` and speaking JSON-RPC over its stdin/stdout; the server's
-  `instructions` (sent once, in `initialize`) are shown beside it, and the whole `tools` array
-  (compact JSON) plus the instructions is what a session costs before its first call.
+- *schema*: the `build` entry of `tools/list` as the model reads it (its name, description and
+  input schema, compact JSON; clients read the title, annotations and output schema and do not
+  pass them to the model, and the whole entry is shown beside), obtained by starting `buildvise
+  serve` and speaking JSON-RPC over its stdin/stdout; the server's `instructions` (sent once, in
+  `initialize`) are shown beside it, and the `tools` array read the same way plus the
+  instructions is what a session costs before its first call.
 
 Token ratios are medians of per-case ratios. \"Failing runs\" are cases whose expected outcome is a
 failure. \"Cases with diagnostics\" are cases where the parser reported at least one error or warning

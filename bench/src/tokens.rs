@@ -227,15 +227,19 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
     ));
 
     let schema = counter.count(&server.tool_json) as f64;
-    report.figures.push(Figure::at_most(
-        SECTION,
-        "`build` entry of tools/list",
-        schema,
-        MAX_SCHEMA,
-        "tokens",
-        "Trim src/mcp/schema.rs: the tool description and the per-property descriptions are the \
-         only free text; every other token is JSON Schema structure.",
-    ));
+    let whole = counter.count(&server.tool_whole_json);
+    report.figures.push(
+        Figure::at_most(
+            SECTION,
+            "`build` entry of tools/list as the model reads it (name, description, input schema)",
+            schema,
+            MAX_SCHEMA,
+            "tokens",
+            "Trim src/mcp/schema.rs: the tool description and the per-property descriptions are the \
+             only free text; every other token is JSON Schema structure.",
+        )
+        .beside(format!("{whole} with the title, annotations and output schema clients read")),
+    );
     let instructions = counter.count(&server.instructions);
     report.figures.push(Figure::info(
         SECTION,
@@ -246,7 +250,7 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
     report.figures.push(
         Figure::at_most(
             SECTION,
-            "tools/list `tools` array + server instructions",
+            "tools/list `tools` array as the model reads it + server instructions",
             (tools + instructions) as f64,
             MAX_TOOLS_AND_INSTRUCTIONS,
             "tokens",
