@@ -30,7 +30,7 @@ use buildvise_plugin_api::{
     Stream, TestSummary, Text, is_absolute, relative_to,
 };
 use hashbrown::{HashMap, HashSet};
-use ids::SuffixIndex;
+use ids::{IdSet, SuffixIndex};
 use std::collections::VecDeque;
 use stop::{Stop, counted};
 use summary::{Entry, Outcome};
@@ -416,9 +416,9 @@ struct Assembly<'a> {
     junit: junit::Report,
     diagnostics: DiagnosticSet,
     /// Per outcome (see [`outcome_slot`]), the node ids a diagnostic now describes.
-    covered: [HashSet<String>; 2],
+    covered: [IdSet; 2],
     /// JUnit keys of the tests a diagnostic now describes.
-    covered_keys: HashSet<String>,
+    covered_keys: IdSet,
     failed_tests: Vec<String>,
     /// The reported ids, failed then errored, by their trailing segments (see [`Self::resolve`]).
     reported_ids: [SuffixIndex; 2],
@@ -450,7 +450,7 @@ impl<'a> Assembly<'a> {
             junit,
             diagnostics: DiagnosticSet::new(),
             covered: Default::default(),
-            covered_keys: HashSet::new(),
+            covered_keys: IdSet::default(),
             failed_tests: Vec::new(),
             reported_ids,
             junit_ids,
@@ -599,10 +599,10 @@ impl<'a> Assembly<'a> {
     }
 
     fn cover(&mut self, outcome: Outcome, id: &str) {
-        self.covered[outcome_slot(outcome)].get_or_insert_with(id, str::to_string);
+        self.covered[outcome_slot(outcome)].insert(id);
         // Only the JUnit report's cases are looked up by key.
         if !self.junit.cases.is_empty() {
-            self.covered_keys.insert(junit::node_key(id));
+            self.covered_keys.insert(&junit::node_key(id));
         }
     }
 
@@ -611,7 +611,7 @@ impl<'a> Assembly<'a> {
     fn unexplained_reports(&mut self) {
         let reports = std::mem::take(&mut self.found.reported.items);
         for r in &reports {
-            if self.covered[outcome_slot(r.outcome)].contains(r.id.as_str()) {
+            if self.covered[outcome_slot(r.outcome)].contains(&r.id) {
                 continue;
             }
             // The case taken stays in the report, but `cover` below marks its key as described.
