@@ -109,6 +109,40 @@ impl SuffixIndex {
     }
 }
 
+/// Whether `id` is `tail` or ends with `::tail`, segment for segment as [`SuffixIndex`] reads
+/// them.
+pub fn ends_with_segments(id: &str, tail: &str) -> bool {
+    let mut segments = id.rsplit("::");
+    tail.rsplit("::").all(|wanted| segments.next() == Some(wanted))
+}
+
+/// Items in the order they were added, and per key how far along every item is known to be
+/// used: the first not yet used, found by walking forward, never back.
+#[derive(Debug, Default)]
+pub struct InOrder {
+    items: Vec<usize>,
+    cursors: [usize; 2],
+}
+
+impl InOrder {
+    pub fn push(&mut self, item: usize) {
+        self.items.push(item);
+    }
+
+    /// The first item `used` does not reject; `used` must only ever turn from false to true for
+    /// an item (for the same `key`), as for [`SuffixIndex::first_unused`].
+    pub fn first_unused(&mut self, key: Outcome, used: impl Fn(usize) -> bool) -> Option<usize> {
+        let cursor = &mut self.cursors[outcome_slot(key)];
+        while let Some(&item) = self.items.get(*cursor) {
+            if !used(item) {
+                return Some(item);
+            }
+            *cursor += 1;
+        }
+        None
+    }
+}
+
 /// A set of ids, their text end to end in one buffer: a run with 100 000 failures adds as many,
 /// and a `String` each made building the set and dropping it a tenth of the parse, their frees
 /// scattered over the heap.
@@ -143,6 +177,38 @@ impl IdSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_id_ends_with_a_tail_segment_for_segment() {
+        for (id, tail) in
+            [("t.py::T::test_x[a::b]", "T::test_x[a::b]"), ("t.py::test_x", "t.py::test_x"), ("a:::b", "b")]
+        {
+            let mut index = SuffixIndex::default();
+            index.insert(id, 0);
+            assert!(ends_with_segments(id, tail), "{id} ends with {tail}");
+            assert_eq!(index.ending_with(tail), [0], "the index agrees for {id} and {tail}");
+        }
+        for (id, tail) in
+            [("t.py::test_xy", "y"), ("t.py::test_x", "u.py::test_x"), ("test_x", "t.py::test_x"), ("a:::b", ":b")]
+        {
+            let mut index = SuffixIndex::default();
+            index.insert(id, 0);
+            assert!(!ends_with_segments(id, tail), "{id} does not end with {tail}");
+            assert!(index.ending_with(tail).is_empty(), "the index agrees for {id} and {tail}");
+        }
+    }
+
+    #[test]
+    fn in_order_items_are_walked_forward_per_key() {
+        let mut order = InOrder::default();
+        for i in [4, 7, 9] {
+            order.push(i);
+        }
+        assert_eq!(order.first_unused(Outcome::Failed, |i| i == 4), Some(7));
+        assert_eq!(order.first_unused(Outcome::Failed, |_| false), Some(7), "never back to an item found used");
+        assert_eq!(order.first_unused(Outcome::Error, |_| false), Some(4), "each key has its own cursor");
+        assert_eq!(order.first_unused(Outcome::Failed, |_| true), None);
+    }
 
     #[test]
     fn an_id_set_holds_each_id_whole_and_once() {

@@ -30,7 +30,7 @@ use buildvise_plugin_api::{
     Stream, TestSummary, Text, is_absolute, relative_to,
 };
 use hashbrown::{HashMap, HashSet};
-use ids::{IdSet, SuffixIndex};
+use ids::{IdSet, InOrder, SuffixIndex, ends_with_segments};
 use std::collections::VecDeque;
 use stop::{Stop, counted};
 use summary::{Entry, Outcome};
@@ -421,7 +421,9 @@ struct Assembly<'a> {
     covered_keys: IdSet,
     failed_tests: Vec<String>,
     /// The reported ids, failed then errored, by their trailing segments (see [`Self::resolve`]).
-    reported_ids: [SuffixIndex; 2],
+    reported_ids: Option<[SuffixIndex; 2]>,
+    /// The reported ids, failed then errored, in report order.
+    reported_in_order: [InOrder; 2],
     /// The JUnit cases' guessed node ids, and the same by their trailing segments.
     junit_ids: Vec<String>,
     junit_index: SuffixIndex,
@@ -432,9 +434,9 @@ struct Assembly<'a> {
 impl<'a> Assembly<'a> {
     fn new(cwd: &'a str, found: Found, junit: junit::Report) -> Self {
         let foreign_root = found.rootdir.clone().filter(|root| is_foreign(root, cwd));
-        let mut reported_ids = [SuffixIndex::default(), SuffixIndex::default()];
+        let mut reported_in_order = [InOrder::default(), InOrder::default()];
         for (i, r) in found.reported.items.iter().enumerate() {
-            reported_ids[outcome_slot(r.outcome)].insert(&r.id, i);
+            reported_in_order[outcome_slot(r.outcome)].push(i);
         }
         let junit_ids: Vec<String> = junit.cases.iter().map(junit::Case::guessed_id).collect();
         let mut junit_index = SuffixIndex::default();
@@ -452,7 +454,8 @@ impl<'a> Assembly<'a> {
             covered: Default::default(),
             covered_keys: IdSet::default(),
             failed_tests: Vec::new(),
-            reported_ids,
+            reported_ids: None,
+            reported_in_order,
             junit_ids,
             junit_index,
             junit_by_key,
@@ -559,10 +562,24 @@ impl<'a> Assembly<'a> {
     fn resolve(&mut self, name: &str, outcome: Outcome) -> String {
         let tail = title_to_tail(name);
         let other = if outcome == Outcome::Failed { Outcome::Error } else { Outcome::Failed };
-        let Assembly { found, covered, reported_ids, junit_ids, junit_index, .. } = self;
+        let Assembly { found, covered, reported_ids, reported_in_order, junit_ids, junit_index, .. } = self;
         let reports = &found.reported.items;
         // Ids only ever become used, as `first_unused` requires: `covered` only grows.
         let used = |id: &str| covered[outcome_slot(outcome)].contains(id);
+        // pytest describes failures in the order its summary reports them: the first id not yet
+        // used, if it ends so, is the one the index would find, without building the index.
+        if let Some(i) = reported_in_order[outcome_slot(outcome)].first_unused(outcome, |i| used(&reports[i].id))
+            && ends_with_segments(&reports[i].id, &tail)
+        {
+            return reports[i].id.clone();
+        }
+        let reported_ids = reported_ids.get_or_insert_with(|| {
+            let mut index = [SuffixIndex::default(), SuffixIndex::default()];
+            for (i, r) in reports.iter().enumerate() {
+                index[outcome_slot(r.outcome)].insert(&r.id, i);
+            }
+            index
+        });
         for wanted in [outcome, other] {
             let index = &mut reported_ids[outcome_slot(wanted)];
             if let Some(i) = index.first_unused(&tail, outcome, |i| used(&reports[i].id)) {
@@ -764,7 +781,7 @@ fn in_project(rel: &str) -> bool {
 /// and code.
 const TOOLCHAIN_WARNINGS: [&str; 1] = ["PytestCacheWarning"];
 
-/// Where an outcome's ids are in [`Assembly::reported_ids`], and its slot in per-outcome arrays.
+/// Where an outcome's ids are in [`Assembly::reported_in_order`], and its slot in per-outcome arrays.
 fn outcome_slot(outcome: Outcome) -> usize {
     match outcome {
         Outcome::Failed => 0,
