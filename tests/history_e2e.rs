@@ -224,3 +224,34 @@ fn processes_finishing_runs_of_one_command_at_once_each_find_a_previous_run() {
     let commands = std::fs::read_dir(sb.state().join("commands")).expect("commands/").count();
     assert_eq!(commands, 1);
 }
+
+#[test]
+fn a_fixed_test_that_still_warns_is_fixed_and_a_new_flag_compares_with_the_last_run() {
+    let Some(venv) = pytest_venv() else { return };
+    let sb = Sandbox::new(&[plugin("pytest")]);
+    let dir = sb.work().join("warns");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Each test warns and two fail: fixing both leaves the warnings, which are problems of their
+    // own, not the failures still there.
+    let source = "import warnings\n\n\ndef old():\n    warnings.warn(\"old() is going away\", DeprecationWarning)\n    return 2\n\n\n\
+                  def test_a():\n    assert old() == 3\n\n\ndef test_b():\n    assert old() == 4\n\n\ndef test_c():\n    assert old() == 2\n";
+    std::fs::write(dir.join("test_warns.py"), source).unwrap();
+    let first = pytest(&sb, &dir, &venv, true);
+    first.expect_code(1);
+    let first_id = common::run_id(&first.json());
+
+    std::fs::write(dir.join("test_warns.py"), source.replace("== 3", "== 2").replace("== 4", "== 2")).unwrap();
+    let second = pytest(&sb, &dir, &venv, false);
+    second.expect_code(0);
+    let second_id = common::header_id(&second);
+    let vs = |run: &common::Run| run.text().lines().find(|l| l.starts_with("vs ")).map(str::to_string);
+    assert_eq!(vs(&second), Some(format!("vs {first_id}: 2 fixed, 3 still")), "{second}");
+
+    // A flag the agent adds makes a command with no run yet: it is compared with the last run of
+    // pytest.run here, which the answer names with its arguments.
+    let mut cmd = sb.command(["exec", "pytest.run", "--cwd", &path_arg(&dir), "--", "-q"]);
+    cmd.env_remove("PYTEST_ADDOPTS").env_remove("PYTHONPATH").env("VIRTUAL_ENV", &venv);
+    let third = run_command(&mut cmd);
+    third.expect_code(0);
+    assert_eq!(vs(&third), Some(format!("vs {second_id} (no args): 3 still")), "{third}");
+}

@@ -122,7 +122,7 @@ pub struct Comparison {
 impl Comparison {
     /// Whether there is anything to say: two clean runs compare to nothing.
     pub fn says_something(&self) -> bool {
-        self.counts.fixed + self.counts.new + self.counts.still > 0
+        self.counts.fixed + self.counts.new + self.counts.still + self.counts.not_run > 0
     }
 }
 

@@ -1,10 +1,12 @@
 //! Comparing two runs' problems: which were fixed, which are new, which are still there.
 //!
 //! A run's problems are its errors and its project's warnings (the toolchain's notices about
-//! itself are not the project's problems), and its failed tests, each test once whether or not a
-//! diagnostic names it. Problems are matched by fingerprint as multisets: two identical errors
-//! before and one now is one fixed and one still. Among problems sharing a fingerprint, the first
-//! ones in log order are taken to be the ones that stayed.
+//! itself are not the project's problems), and its failed tests, each test's failure once whether
+//! or not a diagnostic names it; a warning that names a test is a problem apart from its failure.
+//! Problems are matched by fingerprint as multisets: two identical errors before and one now is
+//! one fixed and one still. Among problems sharing a fingerprint, the first ones in log order are
+//! taken to be the ones that stayed. A run that stopped early did not reach some of what the run
+//! before had: what it no longer has is "not run", not fixed.
 
 use super::fingerprint;
 use crate::outcome::{Comparison, OwnedProblem, RunResult, TestName};
@@ -40,7 +42,8 @@ fn problems<'a>(tool: &str, r: &'a RunResult) -> Vec<(String, Problem<'a>)> {
     let mut out = Vec::new();
     for (i, d) in r.diagnostics.iter().enumerate() {
         let counts = d.severity == Severity::Error || (d.severity == Severity::Warning && !d.toolchain);
-        if !counts || d.test.as_deref().is_some_and(|t| !seen_tests.insert(t)) {
+        let failure = d.test.as_deref().filter(|_| d.severity == Severity::Error);
+        if !counts || failure.is_some_and(|t| !seen_tests.insert(t)) {
             continue;
         }
         let print = r.fingerprints.get(i).cloned().unwrap_or_else(|| fingerprint::of(tool, d));
@@ -63,10 +66,13 @@ pub struct Delta<'a> {
     pub new: Vec<Problem<'a>>,
     /// The later run's problems the earlier one had too.
     pub still: Vec<Problem<'a>>,
+    /// The earlier run's problems the later one does not have, when it stopped early: it may not
+    /// have reached them.
+    pub not_run: Vec<Problem<'a>>,
 }
 
 /// Compares the run `before` (of `before_tool`) with `after`. A problem that went away from a run
-/// that stopped early is not called fixed: it may only not have been reached.
+/// that stopped early is not called fixed but not run: it may only not have been reached.
 pub fn delta<'a>(before_tool: &str, before: &'a RunResult, after_tool: &str, after: &'a RunResult) -> Delta<'a> {
     let mut earlier: HashMap<String, Vec<Problem<'a>>> = HashMap::new();
     let mut order = Vec::new();
@@ -84,14 +90,13 @@ pub fn delta<'a>(before_tool: &str, before: &'a RunResult, after_tool: &str, aft
             None => delta.new.push(problem),
         }
     }
-    if after.stopped_early.is_none() {
-        // In the earlier run's order, each unmatched problem once.
-        for print in order {
-            if let Some(left) = earlier.get_mut(&print)
-                && !left.is_empty()
-            {
-                delta.fixed.push(left.remove(0));
-            }
+    // In the earlier run's order, each unmatched problem once.
+    let gone = if after.stopped_early.is_none() { &mut delta.fixed } else { &mut delta.not_run };
+    for print in order {
+        if let Some(left) = earlier.get_mut(&print)
+            && !left.is_empty()
+        {
+            gone.push(left.remove(0));
         }
     }
     delta
@@ -108,8 +113,14 @@ pub fn comparison(previous: &str, delta: Delta<'_>) -> Comparison {
         }
     }
     let fixed_problems = delta.fixed.iter().take(FIXED_KEPT).map(|p| p.owned()).collect();
-    let counts =
-        Versus { run: previous.to_string(), fixed: delta.fixed.len(), new: delta.new.len(), still: delta.still.len() };
+    let counts = Versus {
+        run: previous.to_string(),
+        fixed: delta.fixed.len(),
+        new: delta.new.len(),
+        still: delta.still.len(),
+        not_run: delta.not_run.len(),
+        args: None,
+    };
     Comparison { counts, new_diagnostics, new_tests, fixed_problems }
 }
 
@@ -184,7 +195,28 @@ mod tests {
         let mut after = result(vec![], &["t::a"]);
         after.stopped_early = Some("1 test target not run".into());
         let d = delta("cargo.test", &before, "cargo.test", &after);
-        assert_eq!((d.fixed.len(), d.still.len()), (0, 1));
+        assert_eq!(
+            (files(&d.fixed), files(&d.still), files(&d.not_run)),
+            (vec![], vec!["t::a".into()], vec!["t::b".into()])
+        );
+        assert_eq!(comparison("bafotemu", d).counts.counts(), "1 still, 1 not run");
+    }
+
+    #[test]
+    fn a_fixed_failure_is_fixed_though_its_test_still_warns() {
+        // pytest's order: the failure's section, then the warnings summary naming the same test.
+        let failure = Diagnostic::error("assert 1 == 2").with_test("t.py::test_a");
+        let warning = Diagnostic::warning("datetime.utcnow() is deprecated")
+            .with_code("DeprecationWarning")
+            .with_location("t.py", Some(4), None)
+            .with_test("t.py::test_a");
+        let before = result(vec![failure, warning.clone()], &["t.py::test_a"]);
+        let after = result(vec![warning], &[]);
+        let d = delta("pytest.run", &before, "pytest.run", &after);
+        assert_eq!(
+            (files(&d.fixed), files(&d.new), files(&d.still)),
+            (vec!["-:0".into()], vec![], vec!["t.py:4".into()])
+        );
     }
 
     #[test]

@@ -4,16 +4,19 @@
 //! a new problem. So a fingerprint leaves out the line and column, and reduces what changes from
 //! run to run in a message (numbers, addresses, temp paths, durations) to placeholders, while the
 //! words and names that say which problem it is (`cannot find value \`x\``) stay whole. A failed
-//! test is its name, whatever its assertion says this time.
+//! test is its name, whatever its assertion says this time; a warning is its words, whichever
+//! test it names.
 
-use buildvise_plugin_api::Diagnostic;
+use buildvise_plugin_api::{Diagnostic, Severity};
 use std::hash::Hasher;
 
 /// The fingerprint of `d` as `tool` reported it: 16 hex digits.
 pub fn of(tool: &str, d: &Diagnostic) -> String {
     match &d.test {
-        Some(test) => of_test(tool, test),
-        None => hash(&[
+        // Anything else a test printed (a warning naming it) is a problem of its own: taken for
+        // the test's failure, it kept a fixed test "still" for as long as the warning stayed.
+        Some(test) if d.severity == Severity::Error => of_test(tool, test),
+        _ => hash(&[
             tool,
             "problem",
             &normalise(d.file.as_deref().unwrap_or("")),

@@ -25,19 +25,42 @@ pub fn fingerprints(tool: &str, diagnostics: &[Diagnostic]) -> Vec<String> {
     diagnostics.iter().map(|d| fingerprint::of(tool, d)).collect()
 }
 
-/// Records the finished run `id` of `key` and compares `result` with the run before it. None
-/// for a first run, one whose previous run is gone (pruned), and two runs with no problems.
+/// Records the finished run `id` of `key` and compares `result` with the run before it: of the
+/// same command, or for a command's first run (an agent added a flag), the last run of its tool
+/// in its directory, whose arguments the comparison then names. None when there is none (or it
+/// is gone, pruned), and for two runs with no problems.
 pub fn compare_with_previous(store: &Store, key: &CommandKey, id: &str, result: &RunResult) -> Option<Comparison> {
-    let previous = match store.record_finished(key, id) {
-        Ok(previous) => previous?,
+    let (previous, args) = match store.record_finished(key, id) {
+        Ok(Some(previous)) => (previous, None),
+        Ok(None) => {
+            let (other, previous) = last_of_tool_elsewhere(store, key)?;
+            (previous, Some(other.args))
+        }
         Err(e) => {
             tracing::warn!("cannot index run {id}: {}", crate::describe(&e));
             return None;
         }
     };
     let before: RunResult = store.read_result(&previous).ok()??;
-    let comparison = comparison(&previous, delta(&key.tool, &before, &key.tool, result));
+    let mut comparison = comparison(&previous, delta(&key.tool, &before, &key.tool, result));
+    comparison.counts.args = args;
     comparison.says_something().then_some(comparison)
+}
+
+/// The newest finished run of `key`'s tool in its directory run with other arguments, and its
+/// command.
+fn last_of_tool_elsewhere(store: &Store, key: &CommandKey) -> Option<(CommandKey, String)> {
+    store
+        .commands()
+        .into_iter()
+        .filter(|(other, _)| other.tool == key.tool && other.cwd == key.cwd && other.args != key.args)
+        .filter_map(|(other, mut runs)| {
+            let last = runs.pop()?;
+            let ended = store.read_meta(&last).ok()?.ended_ms?;
+            Some((ended, other, last))
+        })
+        .max_by_key(|(ended, ..)| *ended)
+        .map(|(_, other, last)| (other, last))
 }
 
 /// A listed run, with its command's flaky tests when it is the newest listed run of a command

@@ -238,7 +238,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     };
 
     if let Some(vs) = r.vs.as_ref().filter(|c| c.says_something()) {
-        let _ = writeln!(text, "vs {}: {}", vs.counts.run, vs.counts.counts());
+        let _ = writeln!(text, "vs {}: {}", vs.counts.which(), vs.counts.counts());
     }
     let new = New::of(r);
     if let Some(e) = &r.parser_error {

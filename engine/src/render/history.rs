@@ -32,7 +32,7 @@ pub fn render_runs(runs: &[ListedRun], now: u64) -> Rendered {
         };
         let took = m.duration_ms().map_or_else(|| "-".to_string(), |ms| format!("{:.1}s", ms as f64 / 1000.0));
         let vs = m.tally.as_ref().and_then(|t| t.vs.as_ref());
-        let compared = vs.map_or(String::new(), |vs| format!("{}: {}", vs.run, vs.counts()));
+        let compared = vs.map_or(String::new(), |vs| format!("{}: {}", vs.which(), vs.counts()));
         let result = m.tally.as_ref().map_or_else(|| "-".to_string(), tally_words);
         rows.push(vec![
             m.id.clone(),
@@ -127,17 +127,21 @@ fn age(ms: u64) -> String {
     }
 }
 
-/// `buildvise diff A B`: the counts, then each problem fixed, new and still there.
+/// `buildvise diff A B`: the counts, then each problem fixed, new, still there and not run.
 pub fn render_diff(before: &RunMeta, after: &RunMeta, delta: &Delta<'_>) -> Rendered {
     let mut text = String::new();
     let counts = [(delta.fixed.len(), "fixed"), (delta.new.len(), "new"), (delta.still.len(), "still")];
-    let said: Vec<String> = counts.iter().map(|(n, w)| format!("{n} {w}")).collect();
+    let mut said: Vec<String> = counts.iter().map(|(n, w)| format!("{n} {w}")).collect();
+    if !delta.not_run.is_empty() {
+        said.push(format!("{} not run (the later run stopped early)", delta.not_run.len()));
+    }
     let _ = writeln!(text, "from {} to {}: {}", before.id, after.id, said.join(", "));
     if before.tool != after.tool {
         let _ =
             writeln!(text, "note: {} and {} are different tools, whose problems never match", before.tool, after.tool);
     }
-    for (title, problems) in [("fixed", &delta.fixed), ("new", &delta.new), ("still", &delta.still)] {
+    let sections = [("fixed", &delta.fixed), ("new", &delta.new), ("still", &delta.still), ("not run", &delta.not_run)];
+    for (title, problems) in sections {
         if problems.is_empty() {
             continue;
         }
@@ -157,6 +161,7 @@ pub fn render_diff(before: &RunMeta, after: &RunMeta, delta: &Delta<'_>) -> Rend
         "fixed": owned(&delta.fixed),
         "new": owned(&delta.new),
         "still": owned(&delta.still),
+        "notRun": owned(&delta.not_run),
     });
     Rendered { text, structured }
 }
@@ -194,7 +199,7 @@ mod tests {
     fn runs_have_a_header_row_and_singular_counts() {
         let mut compared = run("kipomeru", "cargo.check", RunStatus::Exited, Some(101), 125, tally(false, 1, 1, None));
         if let Some(t) = compared.meta.tally.as_mut() {
-            t.vs = Some(Versus { run: "bafotemu".into(), fixed: 1, new: 1, still: 0 });
+            t.vs = Some(Versus { run: "bafotemu".into(), fixed: 1, new: 1, ..Versus::default() });
         }
         let mut flaky =
             run("tesibopa", "pytest.run", RunStatus::Exited, Some(1), 300, tally(false, 0, 0, Some([1, 1])));

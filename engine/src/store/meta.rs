@@ -84,19 +84,40 @@ pub struct Tally {
 /// How a run compared with the previous run of its command: its problems (errors, warnings,
 /// failed tests) fixed since, new, and still there.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Versus {
     /// The run compared with.
     pub run: String,
     pub fixed: usize,
     pub new: usize,
     pub still: usize,
+    /// Problems of the run compared with that this run, stopped early, may not have reached.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_run: usize,
+    /// The arguments of the run compared with, when they were not this run's: a command's first
+    /// run is compared with the last run of its tool in its directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Versus {
     /// `1 fixed, 1 new, 2 still`, leaving out what is zero.
     pub fn counts(&self) -> String {
-        let parts = [(self.fixed, "fixed"), (self.new, "new"), (self.still, "still")];
+        let parts = [(self.fixed, "fixed"), (self.new, "new"), (self.still, "still"), (self.not_run, "not run")];
         parts.iter().filter(|(n, _)| *n > 0).map(|(n, word)| format!("{n} {word}")).collect::<Vec<_>>().join(", ")
+    }
+
+    /// `bafotemu`, or `bafotemu (args: --lib)` when it ran with other arguments.
+    pub fn which(&self) -> String {
+        match &self.args {
+            Some(args) if args.is_empty() => format!("{} (no args)", self.run),
+            Some(args) => format!("{} (args: {})", self.run, args.join(" ")),
+            None => self.run.clone(),
+        }
     }
 }
 
