@@ -14,7 +14,9 @@
 //! [`crate::history`]); `new` marks what that run did not have.
 //!
 //! A standard answer stays under about 2000 tokens whatever the run: past a budget the rest of
-//! the errors are counted by file and code, with the call that lists them all.
+//! the errors are counted by file and code, with the call that lists them all. Diagnostics that
+//! say the same thing (a missing fixture in nine tests, one deprecation warned in fifteen places)
+//! are one line, `×9`, with the places where the others are.
 
 use super::{Detail, Hints, LogSpan, Rendered, Surface, clip, log_call, plural};
 use crate::outcome::{Comparison, Finished, OwnedProblem, RunResult};
@@ -42,6 +44,11 @@ const REST_CODES: usize = 6;
 const SUMMARY_FILES: usize = 10;
 /// Longest tail line, in bytes.
 const TAIL_LINE_BYTES: usize = 400;
+/// Places a grouped line names besides its own before counting the rest.
+const GROUP_PLACES: usize = 6;
+/// Diagnostics that say the same thing are grouped from this many: a pair's two lines cost about
+/// what one line and the other's place do, and keep both whole.
+const GROUP_LEAST: usize = 3;
 
 /// The JSON form of an exec answer (`structuredContent`, `--json`).
 #[derive(Debug, Serialize)]
@@ -507,28 +514,31 @@ fn standard_body<'a>(
     hints: Hints,
 ) {
     let mut budget = STANDARD_BUDGET;
-    let listed_errors = list_within(text, errors, &mut budget, usize::MAX, MESSAGE_BYTES, new);
+    let (listed_errors, mut unnamed) = list_within(text, errors, &mut budget, usize::MAX, MESSAGE_BYTES, new);
+    let errors_left = not_in(errors, &listed_errors);
     let warning_cap = if errors.is_empty() { WARNINGS_ALONE } else { WARNINGS_WITH_ERRORS };
-    if !warnings.is_empty() && listed_errors == errors.len() {
+    if !warnings.is_empty() && errors_left.is_empty() {
         // The header no longer counts them, so the label is what says these are warnings.
         text.push_str("warnings:\n");
-        let listed = list_within(text, warnings, &mut budget, warning_cap, WARNING_BYTES, new);
-        view.diagnostics.extend(warnings[..listed].iter().map(|d| new.view(d, false)));
-        count_rest(text, "warnings", &warnings[listed..]);
-        view.omitted += warnings.len() - listed;
+        let (listed, unnamed_warnings) = list_within(text, warnings, &mut budget, warning_cap, WARNING_BYTES, new);
+        unnamed |= unnamed_warnings;
+        view.diagnostics.extend(listed.iter().map(|d| new.view(d, false)));
+        let left = not_in(warnings, &listed);
+        count_rest(text, "warnings", &left);
+        view.omitted += left.len();
     } else {
         view.omitted += warnings.len();
         if !warnings.is_empty() {
             count_rest(text, "warnings", warnings);
         }
     }
-    view.diagnostics.splice(0..0, errors[..listed_errors].iter().map(|d| new.view(d, false)));
-    if listed_errors < errors.len() {
-        count_rest(text, "errors", &errors[listed_errors..]);
-        view.omitted += errors.len() - listed_errors;
+    view.diagnostics.splice(0..0, listed_errors.iter().map(|d| new.view(d, false)));
+    if !errors_left.is_empty() {
+        count_rest(text, "errors", &errors_left);
+        view.omitted += errors_left.len();
     }
     let run_id = view.run_id;
-    let hint = if view.omitted > 0 {
+    let hint = if view.omitted > 0 || unnamed {
         Some(format!("all: {}", full_call(hints, run_id)))
     } else {
         // The first error whose log says more than its line shows: a code frame, a diff, a trace.
@@ -580,20 +590,27 @@ fn full_call(hints: Hints, run_id: &str) -> String {
     }
 }
 
-/// Appends diagnostics while the budget lasts; returns how many were listed.
-fn list_within(
+/// Appends diagnostics, a line per group of those that say the same thing, while the budget
+/// and `cap` lines last; returns those listed, in the order listed, and whether a group's line
+/// left some of its places unnamed.
+fn list_within<'a>(
     text: &mut String,
-    items: &[&Diagnostic],
+    items: &[&'a Diagnostic],
     budget: &mut usize,
     cap: usize,
     message_bytes: usize,
     new: &New<'_>,
-) -> usize {
-    let mut listed = 0;
-    for d in items.iter().take(cap) {
-        let mut line = with_compared_values(diagnostic_line(d, message_bytes), d);
-        if new.diagnostic(d) {
+) -> (Vec<&'a Diagnostic>, bool) {
+    let mut listed = Vec::new();
+    let mut unnamed = false;
+    for group in grouped(items, new).into_iter().take(cap) {
+        let first = group[0];
+        let mut line = with_compared_values(diagnostic_line(first, message_bytes), first);
+        if new.diagnostic(first) {
             line.insert_str(0, "new ");
+        }
+        if group.len() > 1 {
+            let _ = write!(line, " ×{} ({})", group.len(), places(first, &group[1..]));
         }
         if line.len() + 1 > *budget {
             break;
@@ -601,9 +618,65 @@ fn list_within(
         *budget -= line.len() + 1;
         text.push_str(&line);
         text.push('\n');
-        listed += 1;
+        unnamed |= group.len() > GROUP_PLACES + 1;
+        listed.extend(group);
     }
-    listed
+    (listed, unnamed)
+}
+
+/// `items` in groups of those that say the same thing (code, headline, compared values, and
+/// whether new), [`GROUP_LEAST`] or more, each group where its first is; the others alone, in
+/// their order.
+fn grouped<'a>(items: &[&'a Diagnostic], new: &New<'_>) -> Vec<Vec<&'a Diagnostic>> {
+    type Key<'k> = (Option<&'k str>, &'k str, Vec<(&'k str, &'k str)>, bool);
+    let mut groups: Vec<Vec<&Diagnostic>> = Vec::new();
+    let mut group_of: Vec<usize> = Vec::with_capacity(items.len());
+    let mut index: std::collections::HashMap<Key<'_>, usize> = std::collections::HashMap::new();
+    for &d in items {
+        let key = (d.code.as_deref(), d.message.trim(), compared_values(d), new.diagnostic(d));
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(d);
+        group_of.push(g);
+    }
+    let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+    let mut out = Vec::new();
+    for (&d, &g) in items.iter().zip(&group_of) {
+        if sizes[g] < GROUP_LEAST {
+            out.push(vec![d]);
+        } else if groups[g].first().is_some_and(|&first| std::ptr::eq(first, d)) {
+            out.push(std::mem::take(&mut groups[g]));
+        }
+    }
+    out
+}
+
+/// Where the others of a group are: each one's test, with its place when not the first's, or its
+/// file and line; the first few, then how many more.
+fn places(first: &Diagnostic, others: &[&Diagnostic]) -> String {
+    let at = |d: &Diagnostic| match (&d.file, d.line) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        (Some(file), None) => file.clone(),
+        (None, _) => "-".to_string(),
+    };
+    let place = |d: &Diagnostic| match &d.test {
+        Some(test) if (&d.file, d.line) == (&first.file, first.line) => test.clone(),
+        Some(test) => format!("{test} ({})", at(d)),
+        None => at(d),
+    };
+    let mut said: Vec<String> = others.iter().take(GROUP_PLACES).map(|d| place(d)).collect();
+    if others.len() > GROUP_PLACES {
+        said.push(format!("+{} more", others.len() - GROUP_PLACES));
+    }
+    format!("also {}", said.join(", "))
+}
+
+/// The diagnostics of `all` that `listed` does not hold, in order.
+fn not_in<'a>(all: &[&'a Diagnostic], listed: &[&'a Diagnostic]) -> Vec<&'a Diagnostic> {
+    let listed: HashSet<*const Diagnostic> = listed.iter().map(|&d| std::ptr::from_ref(d)).collect();
+    all.iter().copied().filter(|&d| !listed.contains(&std::ptr::from_ref(d))).collect()
 }
 
 /// `+12 more errors (E0308 7, E0425 5) in 3 files: src/a.rs 8, src/b.rs 3, src/c.rs 1`.
@@ -765,6 +838,47 @@ mod tests {
         assert!(text.ends_with("other output (2 of 4 lines):\nChecking formatting...\n[warn] 2 files\n"), "{text}");
         let full = render_exec(&f, Some(Tail { lines: &lines, total: 4 }), Detail::Full, 20, MCP).text;
         assert!(full.contains("output (4 lines):\nChecking formatting...\n[warn] src/a.ts\n"), "{full}");
+    }
+
+    #[test]
+    fn diagnostics_that_say_the_same_are_one_line_with_the_others_places() {
+        let missing = |test: &str| {
+            Diagnostic::error("fixture 'db' not found").with_location("tests/test_db.py", Some(3), None).with_test(test)
+        };
+        let deprecated = |file: &str, line: u32| {
+            Diagnostic::warning("utcnow() is deprecated").with_code("DeprecationWarning").with_location(
+                file,
+                Some(line),
+                None,
+            )
+        };
+        let mut diagnostics: Vec<Diagnostic> =
+            (0..9).map(|i| missing(&format!("tests/test_db.py::test_{i}"))).collect();
+        diagnostics.insert(1, Diagnostic::error("assert 1 == 2").with_location("tests/test_x.py", Some(8), None));
+        diagnostics.extend([deprecated("src/a.py", 4), deprecated("src/b.py", 9), deprecated("src/a.py", 12)]);
+        let elsewhere = Diagnostic::error("fixture 'db' not found").with_location("tests/t2.py", Some(5), None);
+        diagnostics.insert(2, elsewhere.with_test("tests/t2.py::test_z"));
+        let f = finished(diagnostics, 1);
+        let text = standard(&f, &[], MCP);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1..],
+            [
+                "tests/test_db.py:3 tests/test_db.py::test_0: fixture 'db' not found ×10 (also tests/t2.py::test_z (tests/t2.py:5), \
+                 tests/test_db.py::test_1, tests/test_db.py::test_2, tests/test_db.py::test_3, \
+                 tests/test_db.py::test_4, tests/test_db.py::test_5, +3 more)",
+                "tests/test_x.py:8 assert 1 == 2",
+                "warnings:",
+                "src/a.py:4 DeprecationWarning utcnow() is deprecated ×3 (also src/b.py:9, src/a.py:12)",
+                "all: {\"action\":\"log\",\"runId\":\"bafotemu\",\"detail\":\"full\"}",
+            ],
+            "{text}"
+        );
+        let json = render_exec(&f, None, Detail::Standard, 20, MCP).structured;
+        assert_eq!(json["diagnostics"].as_array().map(Vec::len), Some(14), "every one is in the JSON: {json}");
+        let pair = finished(vec![deprecated("src/a.py", 4), deprecated("src/b.py", 9)], 0);
+        assert!(standard(&pair, &[], MCP).ends_with("src/a.py:4 DeprecationWarning utcnow() is deprecated\nsrc/b.py:9 DeprecationWarning utcnow() is deprecated\n"), "a pair stays two lines");
+        assert_eq!(json.get("omitted"), None, "{json}");
     }
 
     #[test]
