@@ -206,8 +206,19 @@ impl App {
     }
 }
 
-/// Up to three of `names` closest to `name`, for "did you mean".
+/// Up to three of `names` closest to `name`, for "did you mean": a plugin's name (`pytest`,
+/// `cargo`) means its tools, which edit distance alone ranked below another plugin's
+/// (`npm.test` is nearer to `pytest` than `pytest.run` is).
 fn closest(name: &str, names: &[&str]) -> Vec<String> {
+    let of_plugin: Vec<String> = names
+        .iter()
+        .filter(|t| t.split_once('.').is_some_and(|(p, _)| p == name))
+        .take(3)
+        .map(|t| t.to_string())
+        .collect();
+    if !of_plugin.is_empty() {
+        return of_plugin;
+    }
     let mut scored: Vec<(usize, &str)> = names.iter().map(|t| (strsim::levenshtein(name, t), *t)).collect();
     scored.sort();
     scored.into_iter().filter(|(d, _)| *d <= 3).take(3).map(|(_, t)| t.to_string()).collect()
@@ -285,5 +296,19 @@ impl InFlight {
 impl Drop for Registration<'_> {
     fn drop(&mut self) {
         self.in_flight.lock().remove(&self.key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+
+    #[test]
+    fn a_plugins_name_suggests_its_tools_and_a_typo_the_nearest_tool() {
+        let names = ["cargo.build", "cargo.check", "cargo.clippy", "cargo.test", "npm.test", "pytest.run"];
+        assert_eq!(closest("pytest", &names), ["pytest.run"]);
+        assert_eq!(closest("cargo", &names), ["cargo.build", "cargo.check", "cargo.clippy"]);
+        assert_eq!(closest("cargo.tset", &names), ["cargo.test"]);
+        assert!(closest("gradle", &names).is_empty());
     }
 }

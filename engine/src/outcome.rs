@@ -91,7 +91,8 @@ impl RunResult {
             success: self.success,
             errors: self.errors().filter(|d| d.test.is_none()).count(),
             warnings: self.warnings().count(),
-            tests: self.summary.as_ref().map(|s| [s.passed, s.failed + s.errors.unwrap_or(0)]),
+            tests: self.summary.as_ref().map(|s| [s.passed, s.failed]),
+            test_errors: self.summary.as_ref().and_then(|s| s.errors).unwrap_or(0),
             vs: self.vs.as_ref().map(|c| c.counts.clone()),
         }
     }

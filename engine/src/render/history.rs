@@ -90,6 +90,10 @@ fn tally_words(t: &Tally) -> String {
             parts.push(format!("{failed} failed"));
         }
     }
+    if t.test_errors > 0 {
+        // As the run's answer counts its tests: pytest's errors are not failures.
+        parts.push(plural(t.test_errors as usize, "error", "errors"));
+    }
     if parts.is_empty() {
         parts.push(if t.success { "ok" } else { "failed" }.to_string());
     }
@@ -192,7 +196,7 @@ mod tests {
     }
 
     fn tally(success: bool, errors: usize, warnings: usize, tests: Option<[u64; 2]>) -> Option<Tally> {
-        Some(Tally { success, errors, warnings, tests, vs: None })
+        Some(Tally { success, errors, warnings, tests, test_errors: 0, vs: None })
     }
 
     #[test]
@@ -204,6 +208,10 @@ mod tests {
         let mut flaky =
             run("tesibopa", "pytest.run", RunStatus::Exited, Some(1), 300, tally(false, 0, 0, Some([1, 1])));
         flaky.flaky = vec![Flaky { test: "tests/test_a.py::test_x".into(), failed: 2, runs: 3 }];
+        // pytest's errors in setup are said as its answer says them, not as failures.
+        if let Some(t) = flaky.meta.tally.as_mut() {
+            t.test_errors = 6;
+        }
         let runs = [
             run("lurafeno", "cargo.test", RunStatus::Running, None, 3, None),
             compared,

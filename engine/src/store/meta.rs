@@ -77,6 +77,10 @@ pub struct Tally {
     /// Tests passed and failed, for a test run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests: Option<[u64; 2]>,
+    /// Tests that errored (pytest's errors in setup or teardown, apart from its failures), said
+    /// as the run's answer says them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub test_errors: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs: Option<Versus>,
 }
@@ -100,8 +104,8 @@ pub struct Versus {
     pub args: Option<Vec<String>>,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
+fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
+    *n == N::default()
 }
 
 impl Versus {
