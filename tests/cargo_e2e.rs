@@ -224,6 +224,11 @@ fn parse_matches_exec(fixture: &str, tool: &str) {
     let raw = sb.run(["log", &id, "--raw", "--count", &lines.to_string()]);
     raw.expect_code(0);
     assert_eq!(raw.stdout.iter().filter(|b| **b == b'\n').count() as u64, lines, "{raw}");
+    assert_eq!(raw.stderr, "", "the whole log needs no word about the rest: {raw}");
+    // A page short of the log says so beside the bytes, not in them.
+    let page = sb.run(["log", &id, "--raw", "--count", "2"]);
+    assert_eq!(page.stdout.iter().filter(|b| **b == b'\n').count(), 2, "{page}");
+    assert_eq!(page.stderr, format!("buildvise: printed lines 1-2 of {lines}; --start and --count select others\n"));
     let saved = sb.work().join("saved.log");
     std::fs::write(&saved, &raw.stdout).expect("save log");
 

@@ -36,9 +36,26 @@ pub struct Page {
 pub struct RawPage {
     lines: Vec<LogLine>,
     unterminated: Vec<u64>,
+    /// Where the page starts among the lines selected (0-based), and how many there are.
+    first: u64,
+    total: u64,
 }
 
 impl RawPage {
+    /// What a page short of the whole log leaves out, for a person or an agent to hear beside
+    /// the bytes (`printed lines 1-20 of 100; …`); None when it holds every line.
+    pub fn partial(&self) -> Option<String> {
+        let printed = self.lines.len() as u64;
+        if printed == self.total {
+            return None;
+        }
+        let which = match printed {
+            0 => "no lines".to_string(),
+            _ => format!("lines {}-{}", self.first + 1, self.first + printed),
+        };
+        Some(format!("printed {which} of {}; --start and --count select others", self.total))
+    }
+
     /// The page's bytes as the command printed them.
     pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         for line in &self.lines {
@@ -206,10 +223,11 @@ impl App {
     /// Lines exactly as the command printed them, for `buildvise log --raw`.
     pub fn raw_lines(&self, run_id: &str, stream: StreamFilter, start: i64, count: u64) -> Result<RawPage, AppError> {
         let mut reader = self.store.reader(run_id)?;
-        let first = first_index(start, reader.count(stream)?);
+        let total = reader.count(stream)?;
+        let first = first_index(start, total);
         let lines = reader.page(stream, first, count)?;
         let unterminated = self.store.read_meta(run_id)?.unterminated;
-        Ok(RawPage { lines, unterminated })
+        Ok(RawPage { lines, unterminated, first, total })
     }
 
     fn rerender(&self, run_id: &str, detail: Detail, max_lines: u32, surface: Surface) -> Result<Rendered, AppError> {

@@ -56,6 +56,10 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     if args.raw {
         let count = args.count.unwrap_or(u64::from(max_lines.unwrap_or(app.config().max_lines)));
         let page = app.raw_lines(&args.run_id, args.stream.into(), args.start, count)?;
+        // Said on stderr: stdout holds the stored bytes and nothing else.
+        if let Some(partial) = page.partial() {
+            eprintln!("buildvise: {partial}");
+        }
         let mut out = std::io::stdout().lock();
         return match page.write_to(&mut out).and_then(|()| out.flush()) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
