@@ -46,6 +46,8 @@ const SUMMARY_FILES: usize = 10;
 const TAIL_LINE_BYTES: usize = 400;
 /// Places a grouped line names besides its own before counting the rest.
 const GROUP_PLACES: usize = 6;
+/// Bytes of diagnostic lines and notes a `full` answer lists before counting the rest.
+const FULL_BUDGET: usize = 3 * STANDARD_BUDGET;
 /// Diagnostics that say the same thing are grouped from this many: a pair's two lines cost about
 /// what one line and the other's place do, and keep both whole.
 const GROUP_LEAST: usize = 3;
@@ -257,7 +259,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     match detail {
         Detail::Summary => summary_body(&mut text, &mut view, r),
         Detail::Standard => standard_body(&mut text, &mut view, &errors, &warnings, &new, hints),
-        Detail::Full => full_body(&mut text, &mut view, r, &new),
+        Detail::Full => full_body(&mut text, &mut view, r, &new, hints),
     }
     let unlisted_failed = unlisted_failed_tests(r);
     if !unlisted_failed.is_empty() && detail != Detail::Summary {
@@ -624,16 +626,16 @@ fn list_within<'a>(
     (listed, unnamed)
 }
 
-/// `items` in groups of those that say the same thing (code, headline, compared values, and
-/// whether new), [`GROUP_LEAST`] or more, each group where its first is; the others alone, in
+/// `items` in groups of those that say the same thing (severity, code, headline, compared values,
+/// and whether new), [`GROUP_LEAST`] or more, each group where its first is; the others alone, in
 /// their order.
 fn grouped<'a>(items: &[&'a Diagnostic], new: &New<'_>) -> Vec<Vec<&'a Diagnostic>> {
-    type Key<'k> = (Option<&'k str>, &'k str, Vec<(&'k str, &'k str)>, bool);
+    type Key<'k> = (Severity, bool, Option<&'k str>, &'k str, Vec<(&'k str, &'k str)>, bool);
     let mut groups: Vec<Vec<&Diagnostic>> = Vec::new();
     let mut group_of: Vec<usize> = Vec::with_capacity(items.len());
     let mut index: std::collections::HashMap<Key<'_>, usize> = std::collections::HashMap::new();
     for &d in items {
-        let key = (d.code.as_deref(), d.message.trim(), compared_values(d), new.diagnostic(d));
+        let key = (d.severity, d.toolchain, d.code.as_deref(), d.message.trim(), compared_values(d), new.diagnostic(d));
         let g = *index.entry(key).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
@@ -717,8 +719,15 @@ fn top(ranked: &[(&str, usize)], limit: usize, noun: &str) -> String {
     parts.join(", ")
 }
 
-fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult, new: &New<'_>) {
-    for d in &r.diagnostics {
+/// Every diagnostic with its notes and log range, grouped as in standard, within a budget three
+/// times standard's: a run with thousands of warnings made `full` thousands of lines. Past it,
+/// the rest are counted and the hint pages the log from the first of them.
+fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult, new: &New<'_>, hints: Hints) {
+    let items: Vec<&Diagnostic> = r.diagnostics.iter().collect();
+    let mut budget = FULL_BUDGET;
+    let mut listed = Vec::new();
+    for group in grouped(&items, new) {
+        let d = group[0];
         let mut line = diagnostic_line(d, usize::MAX);
         if new.diagnostic(d) {
             line.insert_str(0, "new ");
@@ -734,12 +743,32 @@ fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult, n
         if let Some(range) = d.log_range {
             let _ = write!(line, " [log {}-{}]", range.start, range.end);
         }
-        let _ = writeln!(text, "{line}");
-        for note in &d.notes {
-            let _ = writeln!(text, "  {note}");
+        if group.len() > 1 {
+            let _ = write!(line, " ×{} ({})", group.len(), places(d, &group[1..]));
         }
+        line.push('\n');
+        for note in &d.notes {
+            let _ = writeln!(line, "  {note}");
+        }
+        if line.len() > budget {
+            break;
+        }
+        budget -= line.len();
+        text.push_str(&line);
+        listed.extend(group);
     }
-    view.diagnostics = r.diagnostics.iter().map(|d| new.view(d, true)).collect();
+    view.diagnostics = listed.iter().map(|d| new.view(d, true)).collect();
+    let left = not_in(&items, &listed);
+    if left.is_empty() {
+        return;
+    }
+    count_rest(text, "diagnostics", &left);
+    view.omitted = left.len();
+    if let Some(range) = left.iter().find_map(|d| d.log_range) {
+        let hint = first_error_call(hints, view.run_id, range.start, 200);
+        let _ = writeln!(text, "{hint}");
+        view.hint = Some(hint);
+    }
 }
 
 /// What the previous run had and this one does not, as the previous run reported it.
@@ -879,6 +908,40 @@ mod tests {
         let pair = finished(vec![deprecated("src/a.py", 4), deprecated("src/b.py", 9)], 0);
         assert!(standard(&pair, &[], MCP).ends_with("src/a.py:4 DeprecationWarning utcnow() is deprecated\nsrc/b.py:9 DeprecationWarning utcnow() is deprecated\n"), "a pair stays two lines");
         assert_eq!(json.get("omitted"), None, "{json}");
+    }
+
+    #[test]
+    fn full_lists_within_its_budget_and_pages_the_log_from_the_first_it_left_out() {
+        let warned = |i: u32| {
+            Diagnostic::warning(format!("unused variable `v{i}`"))
+                .with_code("unused_variables")
+                .with_location("src/lib.rs", Some(i), None)
+                .with_log_range(u64::from(i) * 4, u64::from(i) * 4 + 3)
+                .with_notes(vec![format!("help: prefix it with an underscore: `_v{i}`")])
+        };
+        let f = finished((1..=2000).map(warned).collect(), 0);
+        let rendered = render_exec(&f, None, Detail::Full, 20, MCP);
+        let text = rendered.text;
+        assert!(text.len() < FULL_BUDGET + 1000, "{} bytes", text.len());
+        let listed = text.lines().filter(|l| l.starts_with("warning ")).count();
+        assert!(listed > 100, "{listed} listed");
+        let first_left = 4 * (listed as u64 + 1);
+        assert!(
+            text.contains(&format!(
+                "+{} more diagnostics (unused_variables {}) in 1 file: src/lib.rs {}\n",
+                2000 - listed,
+                2000 - listed,
+                2000 - listed
+            )),
+            "{text}"
+        );
+        assert!(text.ends_with(&format!("log startLine {first_left} lineCount 200\n")), "{text}");
+        assert_eq!(rendered.structured["omitted"], 2000 - listed, "the JSON counts what the text left out");
+
+        let same = |i: u32| Diagnostic::warning("deprecated").with_location("src/a.rs", Some(i), None);
+        let f = finished((1..=3).map(same).collect(), 0);
+        let full = render_exec(&f, None, Detail::Full, 20, MCP).text;
+        assert!(full.contains("warning src/a.rs:1 deprecated ×3 (also src/a.rs:2, src/a.rs:3)\n"), "{full}");
     }
 
     #[test]
