@@ -555,11 +555,17 @@ fn standard_body<'a>(
     }
 }
 
-/// Whether the log holds more about `d` than its standard line says: a block of three lines or
-/// more (a code frame, a trace, a diff; a two-line panic is its line and a location) with notes the
+/// Whether the log holds more about `d` than its standard line says: the rest of a headline
+/// cut short, or a block of three lines or more (a code frame, a trace, a diff; a two-line panic is its line and a location) with notes the
 /// line does not already carry (a label, the values a test compared).
 fn lacks_detail(d: &Diagnostic) -> bool {
-    if d.log_range.is_none_or(|r| r.end < r.start + 2) {
+    let Some(range) = d.log_range else { return false };
+    // A headline cut short, here or by its parser: the rest of it is in the log.
+    let message = d.message.trim();
+    if message.len() > MESSAGE_BYTES || message.ends_with('…') {
+        return true;
+    }
+    if range.end < range.start + 2 {
         return false;
     }
     let line = with_compared_values(diagnostic_line(d, MESSAGE_BYTES), d);
@@ -942,6 +948,20 @@ mod tests {
         let f = finished((1..=3).map(same).collect(), 0);
         let full = render_exec(&f, None, Detail::Full, 20, MCP).text;
         assert!(full.contains("warning src/a.rs:1 deprecated ×3 (also src/a.rs:2, src/a.rs:3)\n"), "{full}");
+    }
+
+    #[test]
+    fn a_headline_cut_short_points_at_the_rest_in_the_log() {
+        let long = format!(
+            "Type '{{ id: number; }}' is missing the following properties from type 'Order': {}",
+            "total, items, customer, ".repeat(8)
+        );
+        let d = Diagnostic::error(long)
+            .with_code("TS2740")
+            .with_location("src/a.ts", Some(3), Some(7))
+            .with_log_range(12, 12);
+        let text = standard(&finished(vec![d], 2), &[], MCP);
+        assert!(text.contains("…\n") && text.ends_with("log startLine 12 lineCount 1\n"), "{text}");
     }
 
     #[test]
