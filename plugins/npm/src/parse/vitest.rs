@@ -14,7 +14,9 @@
 //! tree names a failed test without its describe (`× leaf`), beside a block naming it whole. A
 //! suite that does not transform has its place in Vite's words (`File: /abs/a.ts:4:16`, esbuild's
 //! `/abs/a.ts:4:16: ERROR: msg`, or Rolldown's `╭─[ a.ts:4:17 ]` under `[PARSE_ERROR] msg`), not in
-//! a frame.
+//! a frame. A test environment that cannot load fails every file the same way: Vitest 4 reports
+//! `Failed to start forks worker for test files /abs/a.ts.` with the exception under
+//! `Caused by:`, once per file; the answer is that exception, once, with the files it hit.
 
 use super::vite::{is_code, located};
 use super::{bailed, counts_of, frames};
@@ -48,7 +50,25 @@ pub struct Vitest {
     files_not_run: u64,
     /// Test names the blocks reported, which the tree's `×` lines repeat.
     reported: Vec<String>,
+    /// Workers that did not start, by the exception that stopped them.
+    unstarted: Vec<Unstarted>,
+    /// The run's root from the `RUN` line, which the worker errors' absolute paths start with.
+    root: String,
 }
+
+/// One exception that kept workers from starting, and the test files it hit.
+struct Unstarted {
+    cause: String,
+    frame: Option<frames::Frame>,
+    pool: String,
+    files: Vec<String>,
+    start: u64,
+    end: u64,
+}
+
+/// Test files named in a worker error's message, at most; the rest are counted. Two keep the
+/// message of a usual exception within what an answer shows of it (160 bytes).
+const MAX_FILES_NAMED: usize = 2;
 
 struct Block {
     /// Test names of the headers; None for a suite or an unhandled error.
@@ -65,11 +85,22 @@ struct Block {
     place: Option<(String, Option<u32>, Option<u32>)>,
     /// The headline said `Transform failed with 1 error:`: the next line says what failed.
     transform: bool,
+    /// `Caused by: TypeError: …` and the first frame under it.
+    cause: Option<String>,
+    cause_frame: Option<frames::Frame>,
 }
 
 impl Default for Vitest {
     fn default() -> Self {
-        Vitest { section: Section::None, block: None, crossed: Vec::new(), files_not_run: 0, reported: Vec::new() }
+        Vitest {
+            section: Section::None,
+            block: None,
+            crossed: Vec::new(),
+            files_not_run: 0,
+            reported: Vec::new(),
+            unstarted: Vec::new(),
+            root: String::new(),
+        }
     }
 }
 
@@ -120,6 +151,7 @@ impl Recogniser<Sink> for Vitest {
         if let Some(rest) = trimmed.strip_prefix("RUN  v") {
             if let Some((_, root)) = rest.split_once(' ') {
                 sink.set_current_location(root.trim());
+                self.root = root.trim().to_string();
             }
             return true;
         }
@@ -192,9 +224,15 @@ impl Recogniser<Sink> for Vitest {
             }
         } else if let Some(place) = trimmed.strip_prefix("\u{256d}\u{2500}[") {
             block.place = located(place.trim_end_matches(']').trim(), false);
+        } else if let Some(cause) = trimmed.strip_prefix("Caused by: ") {
+            block.cause.get_or_insert_with(|| cause.to_string());
         } else if let Some(frame) = trimmed.strip_prefix("\u{276f} ") {
+            let frame = frames::parse(frame);
+            if block.cause.is_some() && block.cause_frame.is_none() {
+                block.cause_frame.clone_from(&frame);
+            }
             if block.frame.is_none() {
-                block.frame = frames::parse(frame).filter(frames::in_project);
+                block.frame = frame.filter(frames::in_project);
             }
         } else if block.frame.is_none() && trimmed.starts_with("at ") {
             block.frame = frames::project_frame(trimmed);
@@ -206,6 +244,9 @@ impl Recogniser<Sink> for Vitest {
 
     fn flush(&mut self, sink: &mut Sink) {
         let Some(block) = self.block.take() else { return };
+        if self.unstarted(&block) {
+            return;
+        }
         let headline = block.headline.unwrap_or_else(|| "test failed".into());
         let mut headline = diff::without_equality_remark(&headline).to_string();
         if let Some(gist) = block.diff.gist() {
@@ -241,6 +282,7 @@ impl Recogniser<Sink> for Vitest {
     /// out that nothing reported are failures of their own.
     fn finish(&mut self, sink: &mut Sink) {
         self.flush(sink);
+        self.add_unstarted(sink);
         self.add_unreported(sink);
     }
 }
@@ -266,6 +308,56 @@ impl Vitest {
     }
 }
 
+impl Vitest {
+    /// Takes a block that says a worker did not start (`Error: [vitest-pool]: Failed to start
+    /// forks worker for test files /abs/a.ts.`), kept by the exception that caused it.
+    fn unstarted(&mut self, block: &Block) -> bool {
+        let Some(headline) = &block.headline else { return false };
+        let Some((pool, files)) =
+            headline.split_once("Failed to start ").and_then(|(_, rest)| rest.split_once(" worker for test files "))
+        else {
+            return false;
+        };
+        let cause = block.cause.clone().unwrap_or_else(|| headline.clone());
+        let root = format!("{}/", self.root.trim_end_matches('/'));
+        let files = files.trim_end_matches('.').split(", ");
+        let files = files.map(|file| file.strip_prefix(root.as_str()).unwrap_or(file).to_string());
+        match self.unstarted.iter_mut().find(|u| u.cause == cause) {
+            Some(known) => {
+                known.files.extend(files);
+                known.end = block.end;
+            }
+            None => self.unstarted.push(Unstarted {
+                cause,
+                frame: block.cause_frame.clone().or_else(|| block.frame.clone()),
+                pool: pool.to_string(),
+                files: files.collect(),
+                start: block.start,
+                end: block.end,
+            }),
+        }
+        true
+    }
+
+    /// One error per exception that kept workers from starting, naming the files it hit.
+    fn add_unstarted(&mut self, sink: &mut Sink) {
+        for unstarted in std::mem::take(&mut self.unstarted) {
+            let named = unstarted.files.iter().take(MAX_FILES_NAMED).map(String::as_str).collect::<Vec<_>>();
+            let files = match unstarted.files.len() {
+                1 => named.join(""),
+                n if n <= MAX_FILES_NAMED => format!("{n} test files: {}", named.join(", ")),
+                n => format!("{n} test files: {}, \u{2026}", named.join(", ")),
+            };
+            let message = format!("{} (no {} worker started for {files})", unstarted.cause, unstarted.pool);
+            let mut diagnostic = Diagnostic::error(message).with_log_range(unstarted.start, unstarted.end);
+            if let Some(frame) = unstarted.frame {
+                diagnostic = diagnostic.with_location(frame.file, Some(frame.line), frame.column);
+            }
+            sink.push(diagnostic);
+        }
+    }
+}
+
 impl Block {
     fn new(tests: Vec<Option<String>>, file: Option<String>, start: u64) -> Self {
         Block {
@@ -279,6 +371,8 @@ impl Block {
             code: None,
             place: None,
             transform: false,
+            cause: None,
+            cause_frame: None,
         }
     }
 
@@ -623,5 +717,39 @@ AssertionError: expected '.hidden-file' to strictly equal 'hidden-file'\n\n\
             assert_eq!(errors(&result).len(), 1, "{:?}", errors(&result));
             assert_eq!(result.failed_tests, ["parseFilename > /path/to/.hidden-file,false"]);
         }
+    }
+
+    #[test]
+    fn workers_that_did_not_start_give_their_cause_once_with_the_files() {
+        // Vitest 4.1.12 with jsdom 31 on Node 20: jsdom's undici throws as it loads.
+        let block = |file: &str| {
+            format!(
+                "\u{23af}\u{23af} Unhandled Error \u{23af}\u{23af}\n\
+Error: [vitest-pool]: Failed to start forks worker for test files /srv/ufo/test/{file}.test.ts.\n\
+\x20\u{276f} node_modules/vitest/dist/chunks/cli-api.B0Pz1_R7.js:3532:94\n\n\
+Caused by: TypeError: Cannot read properties of undefined (reading 'bind')\n\
+\x20\u{276f} Object.<anonymous> node_modules/undici/lib/interceptor/decompress.js:78:30\n\
+\x20\u{276f} Module._compile node:internal/modules/cjs/loader:1521:14\n\n"
+            )
+        };
+        let head = "\x20RUN  v4.1.12 /srv/ufo\n\n\u{23af}\u{23af} Unhandled Errors \u{23af}\u{23af}\n\n\
+Vitest caught 4 unhandled errors during the test run.\n\n";
+        let files = ["utilities", "parse", "encoding", "join"];
+        let log = format!("{head}{}\x20Test Files  no tests\n", files.map(block).concat());
+        let result = parse_in(&log, 1, "/srv/ufo");
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(
+            errs[0].message,
+            "TypeError: Cannot read properties of undefined (reading 'bind') (no forks worker started for \
+4 test files: test/utilities.test.ts, test/parse.test.ts, \u{2026})"
+        );
+        assert_eq!(
+            (errs[0].file.as_deref(), errs[0].line),
+            (Some("node_modules/undici/lib/interceptor/decompress.js"), Some(78))
+        );
+        let log = format!("{head}{}", block("index"));
+        let result = parse_in(&log, 1, "/srv/ufo");
+        assert!(errors(&result)[0].message.ends_with("(no forks worker started for test/index.test.ts)"));
     }
 }
