@@ -14,7 +14,9 @@
 //! ```
 //!
 //! Columns are counted from 0 except in Rolldown's frame. Rolldown may list several errors
-//! (`Build failed with 2 errors:`), each starting at an unindented line after a blank one.
+//! (`Build failed with 2 errors:`), each starting at an unindented line after a blank one, and
+//! names its kind in capitals where a plugin's name would be (`[UNRESOLVED_IMPORT] Error: …`,
+//! `[MISSING_EXPORT] "x" is not exported by …`): that is the error's code.
 
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
@@ -41,6 +43,7 @@ struct Block {
 
 struct Error {
     message: String,
+    code: Option<String>,
     location: Option<(String, Option<u32>, Option<u32>)>,
     /// esbuild's `Transform failed` headline: the next line says what failed.
     transform: bool,
@@ -78,6 +81,9 @@ impl Recogniser<Sink> for Vite {
         block.done.extend(block.current.take());
         for error in block.done {
             let mut diagnostic = Diagnostic::error(error.message).with_log_range(block.start, block.end);
+            if let Some(code) = error.code {
+                diagnostic = diagnostic.with_code(code);
+            }
             if let Some((file, line, column)) = error.location {
                 diagnostic = diagnostic.with_location(file, line, column);
             }
@@ -138,20 +144,26 @@ impl Block {
     }
 }
 
-/// The error's first line, without `Error: ` and the plugin's `[name]`.
+/// The error's first line, without `Error: ` and the plugin's `[name]`; a `[CODE]` in capitals is
+/// kept as the code.
 fn headline(text: &str) -> Error {
     let text = text.strip_prefix("Error: ").unwrap_or(text);
     let transform = text.contains("] Transform failed with ");
-    let without_plugin = match text.strip_prefix('[').and_then(|t| t.split_once(']')) {
-        Some((_, rest)) => rest.trim_start_matches(':').trim(),
-        None => text,
+    let (code, without_plugin) = match text.strip_prefix('[').and_then(|t| t.split_once(']')) {
+        Some((name, rest)) if is_code(name) => {
+            let rest = rest.trim();
+            (Some(name.to_string()), rest.strip_prefix("Error:").map_or(rest, str::trim_start))
+        }
+        Some((_, rest)) => (None, rest.trim_start_matches(':').trim()),
+        None => (None, text),
     };
     // `… failed to resolve import "x" from "/abs/src/main.ts".`
     if let Some((what, from)) = without_plugin.split_once(" from \"")
         && what.contains("failed to resolve import")
     {
         let file = from.trim_end_matches('.').trim_end_matches('"');
-        return Error { message: what.to_string(), location: Some((file.to_string(), None, None)), transform };
+        let location = Some((file.to_string(), None, None));
+        return Error { message: what.to_string(), code, location, transform };
     }
     // Rollup's `src/a.js (3:2): message`.
     if let Some((location, message)) = without_plugin.split_once("): ")
@@ -161,13 +173,20 @@ fn headline(text: &str) -> Error {
         && let (Ok(line), Ok(column)) = (line.parse::<u32>(), column.parse::<u32>())
     {
         let location = Some((file.to_string(), Some(line), column.checked_add(1)));
-        return Error { message: message.to_string(), location, transform };
+        return Error { message: message.to_string(), code, location, transform };
     }
-    Error { message: without_plugin.to_string(), location: None, transform }
+    Error { message: without_plugin.to_string(), code, location: None, transform }
+}
+
+/// Rolldown's error kinds (`UNRESOLVED_IMPORT`, `PARSE_ERROR`), as against plugin names
+/// (`vite`, `vite:esbuild`, `builtin:vite-transform`), which are never in capitals.
+pub(super) fn is_code(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
+        && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// `path:line:col`, `path:line` or `path`; `from_zero` when the column is counted from 0.
-fn located(text: &str, from_zero: bool) -> Option<(String, Option<u32>, Option<u32>)> {
+pub(super) fn located(text: &str, from_zero: bool) -> Option<(String, Option<u32>, Option<u32>)> {
     let number = |s: &str| s.parse::<u32>().ok();
     let (file, line, column) = match text.rsplit_once(':') {
         Some((rest, last)) if number(last).is_some() => match rest.rsplit_once(':') {
@@ -254,6 +273,33 @@ file: /home/dev/src/vite-app/src/money.ts:2:38\n\nExpected \")\" but found \";\"
         assert_eq!(
             one(log),
             ("Expected `,` or `)` but found `;`".into(), Some("src/money.ts".into()), Some(2), Some(39))
+        );
+    }
+
+    #[test]
+    fn rolldowns_error_kind_is_the_code() {
+        // vite 8.4.0: a missing export.
+        let log = "✗ Build failed in 292ms\nerror during build:\nBuild failed with 1 error:\n\n\
+[MISSING_EXPORT] \"resetCounter\" is not exported by \"src/counter.ts\".\n\
+\x20  ╭─[ src/main.ts:5:24 ]\n   │\n 5 │ import { setupCounter, resetCounter } from \"./counter.ts\";\n───╯\n\n\
+\x20   at aggregateBindingErrorsIntoJsError (file:///home/dev/src/vite-app/node_modules/rolldown/dist/shared/error-z4CTM_u3.mjs:110:18)\n";
+        let result = parse_in(log, 1, CWD);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(
+            (errs[0].code.as_deref(), errs[0].message.as_str(), errs[0].line, errs[0].column),
+            (Some("MISSING_EXPORT"), "\"resetCounter\" is not exported by \"src/counter.ts\".", Some(5), Some(24))
+        );
+        // rolldown-vite 7.3.1 follows the kind with `Error:`, which says nothing more.
+        let log = "error during build:\nBuild failed with 1 error:\n\n\
+[UNRESOLVED_IMPORT] Error: Could not resolve './format.js' in src/main.js\n\
+\x20  ╭─[ src/main.js:6:29 ]\n───╯\n\n\
+\x20   at aggregateBindingErrorsIntoJsError (file:///home/dev/src/vite-app/node_modules/rolldown/dist/shared/bindingify-input-options-Bk0BBr2s.mjs:56:18)\n";
+        let result = parse_in(log, 1, CWD);
+        let errs = errors(&result);
+        assert_eq!(
+            (errs[0].code.as_deref(), errs[0].message.as_str(), errs[0].file.as_deref()),
+            (Some("UNRESOLVED_IMPORT"), "Could not resolve './format.js' in src/main.js", Some("src/main.js"))
         );
     }
 }

@@ -8,7 +8,17 @@
 //! that never arrived (a run cut short). A deep-equality diff of one line each way joins the
 //! headline ([`Diff`]). Vitest prints nothing when `--bail` stops it, but its counts show it:
 //! a total above failed + passed + skipped + todo (`Test Files  1 failed (4)`) is what never ran.
+//!
+//! With projects (`test.projects`, a workspace file) a header carries the project's label before
+//! the file: `|url| test/a.ts` (Vitest 2 and 3), `url  test/a.ts` (Vitest 4, padded). Vitest 4's
+//! tree names a failed test without its describe (`× leaf`), beside a block naming it whole. A
+//! suite that does not transform has its place in Vite's words (`File: /abs/a.ts:4:16`, esbuild's
+//! `/abs/a.ts:4:16: ERROR: msg`, or Rolldown's `╭─[ a.ts:4:17 ]` under `[PARSE_ERROR] msg`), not in
+//! a frame. A test environment that cannot load fails every file the same way: Vitest 4 reports
+//! `Failed to start forks worker for test files /abs/a.ts.` with the exception under
+//! `Caused by:`, once per file; the answer is that exception, once, with the files it hit.
 
+use super::vite::{is_code, located};
 use super::{bailed, counts_of, frames};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
@@ -38,7 +48,27 @@ pub struct Vitest {
     crossed: Vec<(String, String, u64)>,
     /// Test files the `Test Files` line counts but no outcome covers: never run (`--bail`).
     files_not_run: u64,
+    /// Test names the blocks reported, which the tree's `×` lines repeat.
+    reported: Vec<String>,
+    /// Workers that did not start, by the exception that stopped them.
+    unstarted: Vec<Unstarted>,
+    /// The run's root from the `RUN` line, which the worker errors' absolute paths start with.
+    root: String,
 }
+
+/// One exception that kept workers from starting, and the test files it hit.
+struct Unstarted {
+    cause: String,
+    frame: Option<frames::Frame>,
+    pool: String,
+    files: Vec<String>,
+    start: u64,
+    end: u64,
+}
+
+/// Test files named in a worker error's message, at most; the rest are counted. Two keep the
+/// message of a usual exception within what an answer shows of it (160 bytes).
+const MAX_FILES_NAMED: usize = 2;
 
 struct Block {
     /// Test names of the headers; None for a suite or an unhandled error.
@@ -49,11 +79,28 @@ struct Block {
     headline: Option<String>,
     frame: Option<frames::Frame>,
     diff: Diff,
+    /// `[PARSE_ERROR]` before a transform's message.
+    code: Option<String>,
+    /// Where Vite says a transform failed (`File:`, esbuild's or Rolldown's location).
+    place: Option<(String, Option<u32>, Option<u32>)>,
+    /// The headline said `Transform failed with 1 error:`: the next line says what failed.
+    transform: bool,
+    /// `Caused by: TypeError: …` and the first frame under it.
+    cause: Option<String>,
+    cause_frame: Option<frames::Frame>,
 }
 
 impl Default for Vitest {
     fn default() -> Self {
-        Vitest { section: Section::None, block: None, crossed: Vec::new(), files_not_run: 0 }
+        Vitest {
+            section: Section::None,
+            block: None,
+            crossed: Vec::new(),
+            files_not_run: 0,
+            reported: Vec::new(),
+            unstarted: Vec::new(),
+            root: String::new(),
+        }
     }
 }
 
@@ -104,6 +151,7 @@ impl Recogniser<Sink> for Vitest {
         if let Some(rest) = trimmed.strip_prefix("RUN  v") {
             if let Some((_, root)) = rest.split_once(' ') {
                 sink.set_current_location(root.trim());
+                self.root = root.trim().to_string();
             }
             return true;
         }
@@ -164,10 +212,27 @@ impl Recogniser<Sink> for Vitest {
         }
         block.end = ln.number;
         if block.headline.is_none() {
+            block.transform = trimmed.contains("Transform failed with ");
             block.headline = Some(trimmed.to_string());
+        } else if block.transform && !trimmed.starts_with("Plugin: ") && !trimmed.starts_with("File: ") {
+            block.transform = false;
+            block.transformed(trimmed);
+        } else if let Some(place) = trimmed.strip_prefix("File: ") {
+            // Vite's column counts from 0, and Vitest 4 gives the file alone.
+            if block.place.as_ref().is_none_or(|(_, line, _)| line.is_none()) {
+                block.place = located(place, true).or(block.place.take());
+            }
+        } else if let Some(place) = trimmed.strip_prefix("\u{256d}\u{2500}[") {
+            block.place = located(place.trim_end_matches(']').trim(), false);
+        } else if let Some(cause) = trimmed.strip_prefix("Caused by: ") {
+            block.cause.get_or_insert_with(|| cause.to_string());
         } else if let Some(frame) = trimmed.strip_prefix("\u{276f} ") {
+            let frame = frames::parse(frame);
+            if block.cause.is_some() && block.cause_frame.is_none() {
+                block.cause_frame.clone_from(&frame);
+            }
             if block.frame.is_none() {
-                block.frame = frames::parse(frame).filter(frames::in_project);
+                block.frame = frame.filter(frames::in_project);
             }
         } else if block.frame.is_none() && trimmed.starts_with("at ") {
             block.frame = frames::project_frame(trimmed);
@@ -179,6 +244,9 @@ impl Recogniser<Sink> for Vitest {
 
     fn flush(&mut self, sink: &mut Sink) {
         let Some(block) = self.block.take() else { return };
+        if self.unstarted(&block) {
+            return;
+        }
         let headline = block.headline.unwrap_or_else(|| "test failed".into());
         let mut headline = diff::without_equality_remark(&headline).to_string();
         if let Some(gist) = block.diff.gist() {
@@ -190,13 +258,20 @@ impl Recogniser<Sink> for Vitest {
                 (Some(frame), _) => {
                     diagnostic = diagnostic.with_location(frame.file.as_str(), Some(frame.line), frame.column)
                 }
+                (None, _) if let Some((file, line, column)) = &block.place => {
+                    diagnostic = diagnostic.with_location(file.as_str(), *line, *column)
+                }
                 (None, Some(file)) if test.is_none() => {
                     diagnostic = diagnostic.with_location(file.as_str(), None, None)
                 }
                 _ => {}
             }
+            if let Some(code) = &block.code {
+                diagnostic = diagnostic.with_code(code.as_str());
+            }
             if let Some(test) = test {
                 sink.failed_test(&test);
+                self.reported.push(test.clone());
                 diagnostic = diagnostic.with_test(test);
             }
             sink.push(diagnostic);
@@ -207,6 +282,7 @@ impl Recogniser<Sink> for Vitest {
     /// out that nothing reported are failures of their own.
     fn finish(&mut self, sink: &mut Sink) {
         self.flush(sink);
+        self.add_unstarted(sink);
         self.add_unreported(sink);
     }
 }
@@ -215,6 +291,14 @@ impl Vitest {
     /// Failed tests the tree named but no detail block (nor a JSON report) reported.
     fn add_unreported(&mut self, sink: &mut Sink) {
         for (name, message, number) in std::mem::take(&mut self.crossed) {
+            // Vitest 4's tree drops the describe titles (`× leaf` for `suite > leaf`).
+            let whole = |reported: &String| {
+                reported.strip_suffix(name.as_str()).is_some_and(|head| head.is_empty() || head.ends_with(" > "))
+            };
+            if let Some(i) = self.reported.iter().position(whole) {
+                self.reported.swap_remove(i);
+                continue;
+            }
             if !sink.has_failed_test(&name) {
                 sink.failed_test(&name);
                 let message = if message.is_empty() { "test failed".to_string() } else { message };
@@ -224,9 +308,90 @@ impl Vitest {
     }
 }
 
+impl Vitest {
+    /// Takes a block that says a worker did not start (`Error: [vitest-pool]: Failed to start
+    /// forks worker for test files /abs/a.ts.`), kept by the exception that caused it.
+    fn unstarted(&mut self, block: &Block) -> bool {
+        let Some(headline) = &block.headline else { return false };
+        let Some((pool, files)) =
+            headline.split_once("Failed to start ").and_then(|(_, rest)| rest.split_once(" worker for test files "))
+        else {
+            return false;
+        };
+        let cause = block.cause.clone().unwrap_or_else(|| headline.clone());
+        let root = format!("{}/", self.root.trim_end_matches('/'));
+        let files = files.trim_end_matches('.').split(", ");
+        let files = files.map(|file| file.strip_prefix(root.as_str()).unwrap_or(file).to_string());
+        match self.unstarted.iter_mut().find(|u| u.cause == cause) {
+            Some(known) => {
+                known.files.extend(files);
+                known.end = block.end;
+            }
+            None => self.unstarted.push(Unstarted {
+                cause,
+                frame: block.cause_frame.clone().or_else(|| block.frame.clone()),
+                pool: pool.to_string(),
+                files: files.collect(),
+                start: block.start,
+                end: block.end,
+            }),
+        }
+        true
+    }
+
+    /// One error per exception that kept workers from starting, naming the files it hit.
+    fn add_unstarted(&mut self, sink: &mut Sink) {
+        for unstarted in std::mem::take(&mut self.unstarted) {
+            let named = unstarted.files.iter().take(MAX_FILES_NAMED).map(String::as_str).collect::<Vec<_>>();
+            let files = match unstarted.files.len() {
+                1 => named.join(""),
+                n if n <= MAX_FILES_NAMED => format!("{n} test files: {}", named.join(", ")),
+                n => format!("{n} test files: {}, \u{2026}", named.join(", ")),
+            };
+            let message = format!("{} (no {} worker started for {files})", unstarted.cause, unstarted.pool);
+            let mut diagnostic = Diagnostic::error(message).with_log_range(unstarted.start, unstarted.end);
+            if let Some(frame) = unstarted.frame {
+                diagnostic = diagnostic.with_location(frame.file, Some(frame.line), frame.column);
+            }
+            sink.push(diagnostic);
+        }
+    }
+}
+
 impl Block {
     fn new(tests: Vec<Option<String>>, file: Option<String>, start: u64) -> Self {
-        Block { tests, file, start, end: start, headline: None, frame: None, diff: Diff::default() }
+        Block {
+            tests,
+            file,
+            start,
+            end: start,
+            headline: None,
+            frame: None,
+            diff: Diff::default(),
+            code: None,
+            place: None,
+            transform: false,
+            cause: None,
+            cause_frame: None,
+        }
+    }
+
+    /// What failed, after `Transform failed with 1 error:`: esbuild's `/abs/a.ts:4:16: ERROR: msg`
+    /// (a column from 0), Oxc's `[PARSE_ERROR] msg`, or the message Vite repeats after its
+    /// `Plugin:` and `File:` lines (esbuild's line starts like a Node crash's `/abs/a.ts:4`, and
+    /// that recogniser, registered first, takes it); it replaces the headline.
+    fn transformed(&mut self, line: &str) {
+        if let Some((place, message)) = line.split_once(": ERROR: ") {
+            self.place = located(place, true);
+            self.headline = Some(message.to_string());
+        } else if let Some((code, message)) = line.strip_prefix('[').and_then(|l| l.split_once("] "))
+            && is_code(code)
+        {
+            self.code = Some(code.to_string());
+            self.headline = Some(message.to_string());
+        } else {
+            self.headline = Some(line.to_string());
+        }
     }
 }
 
@@ -234,6 +399,7 @@ impl Vitest {
     /// ` FAIL  file > a > b`, ` FAIL  file [ file ]`: a new block, or one more test sharing the
     /// error of a block whose message has not started yet.
     fn header(&mut self, header: &str, ln: &Text<'_>, sink: &mut Sink) -> bool {
+        let header = without_label(header);
         let header = match header.rfind(" [ ") {
             Some(i) if header.ends_with(']') => &header[..i],
             _ => header,
@@ -260,6 +426,20 @@ impl Vitest {
     }
 }
 
+/// A header without its project's label: `|url| test/a.ts` (Vitest 2 and 3, which glue it) or
+/// `url  test/a.ts` (Vitest 4, which pads it; a path or title has no two spaces before its `>`).
+fn without_label(header: &str) -> &str {
+    if let Some(rest) = header.strip_prefix('|')
+        && let Some((_, rest)) = rest.split_once('|')
+    {
+        return rest.trim_start();
+    }
+    match header.split_once("  ") {
+        Some((label, rest)) if !label.contains(" > ") && !rest.trim().is_empty() => rest.trim_start(),
+        _ => header,
+    }
+}
+
 /// What the total counts beyond the outcomes: with `--bail`, Vitest counts what it never ran
 /// (`1 failed | 1 passed (3)`).
 fn not_run(counts: &TestSummary) -> u64 {
@@ -280,7 +460,7 @@ fn summary(counts: &str) -> TestSummary {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::tests::{errors, parse, parse_split};
+    use crate::parse::tests::{errors, parse, parse_in, parse_split};
 
     const STDOUT: &str = "\n> q@0.4.0 test\n> vitest run\n\n\n RUN  v3.2.7 /srv/q\n\n\
 \x20\u{276f} tests/queue.test.ts (5 tests | 2 failed | 1 skipped) 18ms\n\
@@ -462,5 +642,114 @@ Error: hook failed\n\
         assert_eq!((errs[0].test.as_deref(), errs[0].line), (None, Some(2)));
         assert_eq!(errs[2].test.as_deref(), Some("a > two"));
         assert_eq!(result.summary.map(|s| s.failed), Some(2));
+    }
+
+    #[test]
+    fn a_projects_label_is_not_part_of_the_file() {
+        // Vitest 3.2.4 glues the label, 2.1.9 glues it with two spaces after, 4.1.12 pads it. A
+        // suite whose only frame is inside Vite is placed by its header's file alone.
+        for header in [
+            "\x20FAIL  |url| test/is-same.test.ts [ test/is-same.test.ts ]",
+            "\x20FAIL |url|  test/is-same.test.ts [ test/is-same.test.ts ]",
+            "\x20FAIL   url  test/is-same.test.ts [ test/is-same.test.ts ]",
+        ] {
+            let log = format!(
+                "\u{23af}\u{23af} Failed Suites 1 \u{23af}\u{23af}\n\n{header}\n\
+Error: Failed to load url ../src/same (resolved id: ../src/same) in /srv/ufo/test/is-same.test.ts. Does the file exist?\n\
+\x20\u{276f} loadAndTransform node_modules/vite/dist/node/chunks/dep-BK3b2jBa.js:51969:17\n\n"
+            );
+            let result = parse(&log, 1);
+            assert_eq!(errors(&result)[0].file.as_deref(), Some("test/is-same.test.ts"), "{header}");
+        }
+    }
+
+    #[test]
+    fn a_suite_that_does_not_transform_is_placed_where_vite_says() {
+        // Vitest 3.2.4 (Vite 7, esbuild): the location's column counts from 0.
+        let log = "\u{23af}\u{23af} Failed Suites 1 \u{23af}\u{23af}\n\n\
+\x20FAIL  |encoding| test/double-slash.test.ts [ test/double-slash.test.ts ]\n\
+Error: Transform failed with 1 error:\n\
+/srv/ufo/test/double-slash.test.ts:4:16: ERROR: Unexpected \";\"\n\
+\x20 Plugin: vite:esbuild\n\
+\x20 File: /srv/ufo/test/double-slash.test.ts:4:16\n\
+\x20 \n\
+\x20 Unexpected \";\"\n\
+\x20 4  |  const broken = (;\n\
+\x20\u{276f} failureErrorWithLog node_modules/esbuild/lib/main.js:1752:15\n\n";
+        let result = parse_in(log, 1, "/srv/ufo");
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(
+            (errs[0].message.as_str(), errs[0].file.as_deref(), errs[0].line, errs[0].column),
+            ("Unexpected \";\"", Some("test/double-slash.test.ts"), Some(4), Some(17))
+        );
+        // Vitest 4.1.12 (Vite 8, Oxc): a code, Rolldown's frame (from 1), and `File:` without a line.
+        let log = "\u{23af}\u{23af} Failed Suites 1 \u{23af}\u{23af}\n\n\
+\x20FAIL   encoding  test/double-slash.test.ts [ test/double-slash.test.ts ]\n\
+Error: Transform failed with 1 error:\n\n\
+[PARSE_ERROR] Unexpected token\n\
+\x20  \u{256d}\u{2500}[ test/double-slash.test.ts:4:17 ]\n\
+\x20 4 \u{2502} const broken = (;\n\
+\u{2500}\u{2500}\u{2500}\u{256f}\n\n\
+\x20 Plugin: vite:oxc\n\
+\x20 File: /srv/ufo/test/double-slash.test.ts\n\
+\x20\u{276f} transformWithOxc node_modules/vite/dist/node/chunks/node.js:7249:19\n\n";
+        let result = parse_in(log, 1, "/srv/ufo");
+        let errs = errors(&result);
+        assert_eq!(
+            (errs[0].code.as_deref(), errs[0].message.as_str(), errs[0].line, errs[0].column),
+            (Some("PARSE_ERROR"), "Unexpected token", Some(4), Some(17))
+        );
+    }
+
+    #[test]
+    fn the_trees_leaf_name_is_the_blocks_failure_not_another() {
+        // Vitest 4.1.12: stdout's tree drops the describe, stderr's block names it.
+        let stdout = "\x20RUN  v4.1.12 /srv/ufo\n\n\
+\x20\u{276f}  url  test/parse.test.ts (56 tests | 1 failed) 19ms\n\
+\x20    \u{00d7} /path/to/.hidden-file,false 6ms\n\n\
+\x20Test Files  1 failed (1)\n\x20     Tests  1 failed | 55 passed (56)\n";
+        let stderr = "\u{23af}\u{23af} Failed Tests 1 \u{23af}\u{23af}\n\n\
+\x20FAIL   url  test/parse.test.ts > parseFilename > /path/to/.hidden-file,false\n\
+AssertionError: expected '.hidden-file' to strictly equal 'hidden-file'\n\n\
+\x20\u{276f} test/parse.test.ts:293:9\n\n\u{23af}\u{23af}\u{23af}[1/1]\u{23af}\n";
+        for result in [parse_split(stdout, stderr, 1), parse(&format!("{stdout}{stderr}"), 1)] {
+            assert_eq!(errors(&result).len(), 1, "{:?}", errors(&result));
+            assert_eq!(result.failed_tests, ["parseFilename > /path/to/.hidden-file,false"]);
+        }
+    }
+
+    #[test]
+    fn workers_that_did_not_start_give_their_cause_once_with_the_files() {
+        // Vitest 4.1.12 with jsdom 31 on Node 20: jsdom's undici throws as it loads.
+        let block = |file: &str| {
+            format!(
+                "\u{23af}\u{23af} Unhandled Error \u{23af}\u{23af}\n\
+Error: [vitest-pool]: Failed to start forks worker for test files /srv/ufo/test/{file}.test.ts.\n\
+\x20\u{276f} node_modules/vitest/dist/chunks/cli-api.B0Pz1_R7.js:3532:94\n\n\
+Caused by: TypeError: Cannot read properties of undefined (reading 'bind')\n\
+\x20\u{276f} Object.<anonymous> node_modules/undici/lib/interceptor/decompress.js:78:30\n\
+\x20\u{276f} Module._compile node:internal/modules/cjs/loader:1521:14\n\n"
+            )
+        };
+        let head = "\x20RUN  v4.1.12 /srv/ufo\n\n\u{23af}\u{23af} Unhandled Errors \u{23af}\u{23af}\n\n\
+Vitest caught 4 unhandled errors during the test run.\n\n";
+        let files = ["utilities", "parse", "encoding", "join"];
+        let log = format!("{head}{}\x20Test Files  no tests\n", files.map(block).concat());
+        let result = parse_in(&log, 1, "/srv/ufo");
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(
+            errs[0].message,
+            "TypeError: Cannot read properties of undefined (reading 'bind') (no forks worker started for \
+4 test files: test/utilities.test.ts, test/parse.test.ts, \u{2026})"
+        );
+        assert_eq!(
+            (errs[0].file.as_deref(), errs[0].line),
+            (Some("node_modules/undici/lib/interceptor/decompress.js"), Some(78))
+        );
+        let log = format!("{head}{}", block("index"));
+        let result = parse_in(&log, 1, "/srv/ufo");
+        assert!(errors(&result)[0].message.ends_with("(no forks worker started for test/index.test.ts)"));
     }
 }
