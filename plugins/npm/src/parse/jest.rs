@@ -8,6 +8,12 @@
 //! suites, Jest prints every block again under "Summary of all failing tests"; the sink drops
 //! the repeats. A deep-equality diff of one line each way joins the headline ([`Diff`]), and
 //! `Test Suites: 1 failed, 1 of 5 total` says `--bail` left test files unrun.
+//!
+//! Jest 29 puts babel's `SyntaxError` under `Details:` of "Jest encountered an unexpected
+//! token", after frames of the file that imported the broken one. The transformers' own warnings
+//! come before the report, unindented: ts-jest's `ts-jest[module] (WARN) message` and babel's
+//! `WARNING (@babel/preset-env): message`. Under `--coverage` ts-jest without source maps gives
+//! stack lines of the instrumented code, past the end of a short file: such a line is dropped.
 
 use super::{bailed, counts_of, frames};
 use crate::parse::diff::{self, Diff};
@@ -22,6 +28,11 @@ static BABEL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 const MAX_NOTES: usize = 3;
+
+/// ts-jest's warning lines: `ts-jest[ts-jest-transformer] (WARN) Define ...`.
+const TS_JEST: &str = "ts-jest[";
+/// Babel's warnings about its configuration: `WARNING (@babel/preset-env): We noticed ...`.
+const BABEL_WARNING: &str = "WARNING (@babel/";
 
 #[derive(Default)]
 pub struct Jest {
@@ -57,7 +68,13 @@ impl Recogniser<Sink> for Jest {
     /// others), and the lines read outside a block, after the indentation: suite lines, counts and
     /// the repeats' heading.
     fn wants(&self) -> Wants {
-        Wants::starts(&[BULLET]).or_unindented(&["FAIL ", "PASS ", "Tests:", "Test Suites:", SUMMARY])
+        Wants::starts(&[BULLET, TS_JEST, BABEL_WARNING]).or_unindented(&[
+            "FAIL ",
+            "PASS ",
+            "Tests:",
+            "Test Suites:",
+            SUMMARY,
+        ])
     }
 
     fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
@@ -119,6 +136,9 @@ impl Recogniser<Sink> for Jest {
             self.flush(sink);
             return true;
         }
+        if text.starts_with(TS_JEST) || text.starts_with(BABEL_WARNING) {
+            return transformer_warning(text.trim_end(), ln.number, sink);
+        }
         let Some(block) = &mut self.block else { return false };
         block.diff.feed(text);
         let line = ln.trimmed;
@@ -126,20 +146,22 @@ impl Recogniser<Sink> for Jest {
             return true;
         }
         block.end = ln.number;
-        if block.headline.is_none() {
+        // Babel's error opens a suite's block, or (Jest 29) follows `Details:` below Jest's own
+        // headline and frames of the file that imported the broken one.
+        if block.test.is_none()
+            && line.starts_with("SyntaxError: ")
+            && let Some(caps) = BABEL.captures(line)
+        {
+            let number = |name: &str| caps[name].parse::<u32>().ok();
+            block.headline = Some(format!("SyntaxError: {}", &caps["msg"]));
+            // Babel counts columns from 0.
+            block.frame = number("line").map(|l| frames::Frame {
+                file: caps["file"].to_string(),
+                line: l,
+                column: number("col").and_then(|c| c.checked_add(1)),
+            });
+        } else if block.headline.is_none() {
             block.headline = Some(line.to_string());
-            if block.test.is_none()
-                && let Some(caps) = BABEL.captures(line)
-            {
-                let number = |name: &str| caps[name].parse::<u32>().ok();
-                block.headline = Some(format!("SyntaxError: {}", &caps["msg"]));
-                // Babel counts columns from 0.
-                block.frame = number("line").map(|l| frames::Frame {
-                    file: caps["file"].to_string(),
-                    line: l,
-                    column: number("col").and_then(|c| c.checked_add(1)),
-                });
-            }
         } else if block.frame.is_none() && line.starts_with("at ") {
             block.frame = frames::project_frame(line);
         } else if block.notes.len() < MAX_NOTES && (line.starts_with("Expected") || line.starts_with("Received")) {
@@ -160,7 +182,16 @@ impl Recogniser<Sink> for Jest {
         }
         let mut diagnostic = Diagnostic::error(headline);
         diagnostic.notes = block.notes;
+        // A line past the file's end says nothing true: the file alone is kept.
+        let past_end = block.frame.as_ref().and_then(|f| lines_if_fewer(sink.cwd(), &f.file, f.line));
+        if let (Some(lines), Some(f)) = (past_end, &block.frame) {
+            diagnostic.notes.push(format!(
+                "the stack says line {} of {}, which has {lines} lines: --coverage without a source map shifts lines; rerun without it for the real line",
+                f.line, f.file
+            ));
+        }
         match (block.frame, block.suite_file) {
+            (Some(frame), _) if past_end.is_some() => diagnostic = diagnostic.with_location(frame.file, None, None),
             (Some(frame), _) => diagnostic = diagnostic.with_location(frame.file, Some(frame.line), frame.column),
             (None, Some(file)) if block.test.is_none() => diagnostic = diagnostic.with_location(file, None, None),
             _ => {}
@@ -171,6 +202,31 @@ impl Recogniser<Sink> for Jest {
         }
         sink.push(diagnostic.with_log_range(block.start, block.end));
     }
+}
+
+/// A warning a transformer prints before Jest's report: ts-jest's `ts-jest[ts-jest-transformer]
+/// (WARN) Define ...` and babel's `WARNING (@babel/preset-env): We noticed ...`. The lines after
+/// them only show the fix (a config snippet, a link): the first names the problem. Each worker
+/// prints ts-jest's again; the sink keeps one.
+fn transformer_warning(text: &str, number: u64, sink: &mut Sink) -> bool {
+    let (source, message) = if let Some(rest) = text.strip_prefix("WARNING (") {
+        let Some((package, message)) = rest.split_once("): ") else { return false };
+        (package, message)
+    } else {
+        let Some((source, message)) = text.split_once("] (WARN) ") else { return false };
+        (source.trim_start_matches("ts-jest["), message)
+    };
+    let tool = if source.starts_with('@') { source } else { "ts-jest" };
+    sink.push(Diagnostic::warning(format!("{tool}: {}", message.trim())).with_log_range(number, number));
+    true
+}
+
+/// How many lines `file` has, when it can be read from `cwd` and has fewer than `line`.
+fn lines_if_fewer(cwd: &str, file: &str, line: u32) -> Option<usize> {
+    let path = std::path::Path::new(cwd).join(file);
+    let text = std::fs::read(path).ok()?;
+    let lines = text.split(|&b| b == b'\n').count() - usize::from(text.ends_with(b"\n"));
+    (lines < line as usize).then_some(lines)
 }
 
 /// Whether a suite line's path holds ` > `, as Vitest's `FAIL  file > test` does. By its `>`,
@@ -220,7 +276,7 @@ fn suites_not_run(counts: &str, sink: &mut Sink) {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::tests::{errors, parse};
+    use crate::parse::tests::{errors, parse, parse_in, warnings};
 
     const JEST30: &str = "\n> kit@1.0.0 test\n> jest\n\n\
 FAIL test/users.test.js\n\
@@ -376,6 +432,93 @@ Tests:       0 total\n";
         assert_eq!(errs.len(), 1);
         assert_eq!((errs[0].code.as_deref(), errs[0].line, errs[0].test.as_deref()), (Some("TS2322"), Some(5), None));
         assert_eq!(result.summary.map(|s| s.total), Some(0));
+    }
+
+    /// Jest 29.4.3 with babel-jest 28 (luxon, `jest --coverage`): the SyntaxError under
+    /// `Details:` is the broken file; the frame after it is the file that imported it.
+    #[test]
+    fn babel_syntax_error_under_details_locates_the_broken_file() {
+        let log = "FAIL test/datetime/invalid.test.js\n\
+\x20 \u{25cf} Test suite failed to run\n\
+\n\
+\x20   Jest encountered an unexpected token\n\
+\n\
+\x20   Details:\n\
+\n\
+\x20   SyntaxError: /tmp/luxon/src/impl/invalid.js: Unterminated template. (9:49)\n\
+\n\
+\x20     at constructor (node_modules/@babel/parser/src/parse-error.ts:81:19)\n\
+\x20         at parser.next (<anonymous>)\n\
+\x20     at Object.require (src/impl/conversions.js:11:1)\n\
+\n\
+Tests:       0 total\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].message, "SyntaxError: Unterminated template.");
+        assert_eq!(
+            (errs[0].file.as_deref(), errs[0].line, errs[0].column),
+            (Some("/tmp/luxon/src/impl/invalid.js"), Some(9), Some(50))
+        );
+    }
+
+    /// ts-jest 29.4.15 (class-validator's `globals` config) and @babel/preset-env 7.20
+    /// (`useBuiltIns` without `corejs`): the first line of each is the warning.
+    #[test]
+    fn transformer_config_warnings_are_warnings() {
+        let log = "ts-jest[ts-jest-transformer] (WARN) Define `ts-jest` config under `globals` is deprecated. Please do\n\
+transform: {\n\
+\x20   <transform_regex>: ['ts-jest', { /* ts-jest config goes here in Jest */ }],\n\
+},\n\
+WARNING (@babel/preset-env): We noticed you're using the `useBuiltIns` option without declaring a core-js version. Currently, we assume version 2.x when no version is passed.\n\
+ts-jest[ts-jest-transformer] (WARN) Define `ts-jest` config under `globals` is deprecated. Please do\n\
+PASS test/a.spec.ts\n\
+Tests:       1 passed, 1 total\n";
+        let result = parse(log, 0);
+        let warns = warnings(&result);
+        let said: Vec<&str> = warns.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert_eq!(said[0], "ts-jest: Define `ts-jest` config under `globals` is deprecated. Please do");
+        assert!(
+            said[1].starts_with("@babel/preset-env: We noticed you're using the `useBuiltIns` option"),
+            "{}",
+            said[1]
+        );
+        assert_eq!(warns[0].log_range.map(|r| (r.start, r.end)), Some((1, 1)));
+        assert!(errors(&result).is_empty());
+    }
+
+    /// ts-jest 29.4.15 under `--coverage` with `sourceMap: false` (class-validator): the stack
+    /// says line 312 of a 28-line file. A line inside the file is kept as printed.
+    #[test]
+    fn a_stack_line_past_the_file_s_end_is_not_reported() {
+        let cwd = std::env::temp_dir().join(format!("buildvise-jest-past-end-{}", std::process::id()));
+        std::fs::create_dir_all(cwd.join("src")).expect("temp dir");
+        std::fs::write(cwd.join("src/IsOptional.ts"), "line\n".repeat(28)).expect("source");
+        let log = "FAIL test/functional/validation-error.spec.ts\n\
+\x20 \u{25cf} ValidationError \u{203a} should correctly log error message without ANSI escape codes\n\
+\n\
+\x20   TypeError: object[propertyName].trim is not a function\n\
+\n\
+\x20     at Array.args.constraints (src/IsOptional.ts:LINE:60)\n\
+\x20     at Object.<anonymous> (test/functional/validation-error.spec.ts:64:50)\n\
+\n\
+Tests:       1 failed, 1 total\n";
+        let result = parse_in(&log.replace("LINE", "312"), 1, &cwd.to_string_lossy());
+        let err = errors(&result)[0].clone();
+        assert_eq!((err.file.as_deref(), err.line, err.column), (Some("src/IsOptional.ts"), None, None));
+        assert_eq!(
+            err.notes,
+            [
+                "the stack says line 312 of src/IsOptional.ts, which has 28 lines: --coverage without a source map shifts lines; rerun without it for the real line"
+            ]
+        );
+        let result = parse_in(&log.replace("LINE", "28"), 1, &cwd.to_string_lossy());
+        assert_eq!((errors(&result)[0].line, errors(&result)[0].notes.len()), (Some(28), 0));
+        // A file that cannot be read is taken at its word.
+        let result = parse(&log.replace("LINE", "312"), 1);
+        assert_eq!(errors(&result)[0].line, Some(312));
+        std::fs::remove_dir_all(&cwd).expect("cleanup");
     }
 
     #[test]

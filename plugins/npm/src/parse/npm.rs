@@ -6,12 +6,25 @@
 //! it the notes. The `Lifecycle script ... failed` block only wraps a failing script, whose own
 //! output carries the real errors; it still tells which folder a workspace is in. Warnings
 //! continue over several lines when npm indents them or leaves them open (`... allowScripts:`).
+//!
+//! Two blocks say which packages are at fault, one line or a few lines per package, and each
+//! package is kept: `npm ci`'s lockfile check (`Missing: X from lock file`, `Invalid: lock file's
+//! X does not satisfy Y`, often hundreds of lines after a major upgrade) and `EBADENGINE` (a
+//! warning with a Node object per package, or under `engine-strict` an error with JSON lines).
 
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::Diagnostic;
 use buildvise_plugin_api::{Head, Text};
 
 const MAX_NOTES: usize = 4;
+
+/// Bytes of an answer given to the packages a lockfile check names; past it, they are counted.
+/// A major upgrade lists hundreds of transitive packages, and the first ones are the direct
+/// dependencies npm found first.
+const LOCK_LIST_BYTES: usize = 1200;
+
+/// Bytes of one `EBADENGINE` warning's object kept for reading: a real one is about 150.
+const ENGINE_BYTES: usize = 1000;
 
 /// Lines of an error block that are npm's bookkeeping, not part of the message.
 const DETAIL_KEYS: &[&str] = &["syscall", "errno", "path", "signal", "command", "dest", "cwd"];
@@ -44,6 +57,15 @@ struct Block {
     last_after_blank: bool,
     /// The command's help, printed after a usage error, has begun.
     in_usage: bool,
+    /// Packages the lockfile check names, as npm words them (without `Invalid: `).
+    lock: Vec<String>,
+    lock_bytes: usize,
+    /// Packages named past [`LOCK_LIST_BYTES`].
+    lock_more: usize,
+    /// An `EBADENGINE` warning's object, its lines joined.
+    engine: String,
+    /// An `EBADENGINE` error's package and its `Required:` and `Actual:` JSON.
+    engine_error: [Option<String>; 3],
     start: u64,
     end: u64,
 }
@@ -171,6 +193,12 @@ impl Npm {
         if DETAIL_KEYS.contains(&first_word) {
             return;
         }
+        if block.headline.is_some() && block.lock_entry(trimmed) {
+            return;
+        }
+        if block.code.as_deref() == Some("EBADENGINE") && block.engine_line(trimmed) {
+            return;
+        }
         match &block.headline {
             // A line with only the category word (`npm error 404`) says nothing yet.
             None => {
@@ -208,6 +236,13 @@ impl Npm {
         {
             *headline = not_installed(missing);
         }
+        if !block.lock.is_empty() {
+            block.headline = Some(block.lock_message());
+        }
+        if let Some(engine) = block.engine_error_message() {
+            block.headline = Some(engine);
+            block.notes.clear();
+        }
         let code = block.code.clone();
         let message = block.headline.take().or_else(|| code.as_ref().map(|c| format!("npm error {c}")));
         let mut diagnostic = Diagnostic::error(message.unwrap_or_default()).with_log_range(block.start, block.end);
@@ -234,6 +269,13 @@ impl Npm {
             if continues {
                 block.end = number;
                 block.open = body.trim().is_empty() || body.trim_end().ends_with(':');
+                if block.kind == "EBADENGINE" {
+                    if block.engine.len() < ENGINE_BYTES {
+                        block.engine.push(' ');
+                        block.engine.push_str(body.trim());
+                    }
+                    return;
+                }
                 if block.notes.len() < MAX_NOTES && !body.trim().is_empty() {
                     block.notes.push(body.trim().to_string());
                 }
@@ -256,14 +298,124 @@ impl Npm {
 
     fn end_warning(&mut self, sink: &mut Sink) {
         let Some(block) = self.warning.take() else { return };
-        let headline = block.headline.unwrap_or_default();
+        let engine = (block.kind == "EBADENGINE").then(|| engine_warning(&block.engine)).flatten();
+        let headline = engine.clone().or(block.headline).unwrap_or_default();
         let mut diagnostic = Diagnostic::warning(headline.as_str()).with_log_range(block.start, block.end);
         diagnostic.notes = block.notes;
+        if engine.is_some() {
+            diagnostic = diagnostic.with_code("EBADENGINE");
+        }
         if about_npm_itself(&block.kind, &headline) {
             diagnostic = diagnostic.from_toolchain();
         }
         sink.push(diagnostic);
     }
+}
+
+impl Block {
+    /// A line of `npm ci`'s lockfile check (`Missing: X from lock file`, `Invalid: lock file's X
+    /// does not satisfy Y`), kept while the list fits in [`LOCK_LIST_BYTES`] and counted after.
+    fn lock_entry(&mut self, line: &str) -> bool {
+        let entry = if line.starts_with("Missing: ") && line.ends_with(" from lock file") {
+            line
+        } else if let Some(rest) = line.strip_prefix("Invalid: ").filter(|r| r.starts_with("lock file's ")) {
+            rest
+        } else {
+            return false;
+        };
+        if self.lock_bytes + entry.len() <= LOCK_LIST_BYTES {
+            self.lock_bytes += entry.len() + 2;
+            self.lock.push(entry.to_string());
+        } else {
+            self.lock_more += 1;
+        }
+        true
+    }
+
+    /// The packages first, so that a line cut short still names them, then npm's sentence,
+    /// which says what to do.
+    fn lock_message(&self) -> String {
+        let mut message = self.lock.join("; ");
+        if self.lock_more > 0 {
+            message.push_str(&format!("; and {} more", self.lock_more));
+        }
+        if let Some(headline) = &self.headline {
+            message.push_str(". ");
+            message.push_str(headline);
+        }
+        message
+    }
+
+    /// A line of an `EBADENGINE` error (`engine-strict`): `notsup Not compatible with your
+    /// version of node/npm: PKG`, `notsup Required: {JSON}`, `notsup Actual: {JSON}`; the
+    /// `engine` lines only repeat them.
+    fn engine_line(&mut self, line: &str) -> bool {
+        let Some(rest) = line.strip_prefix("notsup ").or_else(|| line.strip_prefix("engine ")) else {
+            return false;
+        };
+        let rest = rest.trim();
+        let field = if let Some(package) = rest.strip_prefix("Not compatible with your version of node/npm:") {
+            Some((0, package))
+        } else if let Some(required) = rest.strip_prefix("Required:") {
+            Some((1, required))
+        } else {
+            rest.strip_prefix("Actual:").map(|current| (2, current))
+        };
+        if let Some((i, value)) = field {
+            self.engine_error[i].get_or_insert_with(|| value.trim().to_string());
+        }
+        true
+    }
+
+    fn engine_error_message(&self) -> Option<String> {
+        let [Some(package), required, current] = &self.engine_error else { return None };
+        let pairs = |v: &Option<String>| v.as_deref().map(engine_pairs).unwrap_or_default();
+        Some(engine_message(package, &pairs(required), &pairs(current)))
+    }
+}
+
+/// An `EBADENGINE` warning's object, as npm prints it with Node's inspect over several lines:
+/// `{ package: 'commander@15.0.0', required: { node: '>=22.12.0' }, current: { node: 'v20.20.2',
+/// npm: '11.19.1' } }`. None when it names no package.
+fn engine_warning(object: &str) -> Option<String> {
+    let package = object.split_once("package: '")?.1.split_once('\'')?.0;
+    let braces = |key: &str| {
+        let rest = object.split_once(key)?.1.trim_start().strip_prefix('{')?;
+        Some(engine_pairs(rest.split_once('}')?.0))
+    };
+    let required = braces("required:").unwrap_or_default();
+    let current = braces("current:").unwrap_or_default();
+    Some(engine_message(package, &required, &current))
+}
+
+/// `node: '>=22', npm: '>=10'` (inspect) or `{"node":">=22","npm":">=10"}` (JSON) → the pairs.
+fn engine_pairs(text: &str) -> Vec<(String, String)> {
+    let unquote = |s: &str| s.trim().trim_matches(['\'', '"']).to_string();
+    text.trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .filter_map(|pair| pair.split_once(':'))
+        .map(|(key, value)| (unquote(key), unquote(value)))
+        .filter(|(key, value)| !key.is_empty() && !value.is_empty())
+        .collect()
+}
+
+/// `commander@15.0.0 wants node >=22.12.0 (current v20.20.2)`: each engine the package
+/// requires, with the version this machine has of it. npm's "Unsupported engine" is left to the
+/// code, EBADENGINE: an answer gives a warning about 100 bytes, and the versions come last.
+fn engine_message(package: &str, required: &[(String, String)], current: &[(String, String)]) -> String {
+    let wants: Vec<String> = required
+        .iter()
+        .map(|(engine, range)| match current.iter().find(|(name, _)| name == engine) {
+            Some((_, has)) => format!("{engine} {range} (current {has})"),
+            None => format!("{engine} {range}"),
+        })
+        .collect();
+    if wants.is_empty() {
+        return format!("{}: unsupported engine", package.trim());
+    }
+    format!("{} wants {}", package.trim(), wants.join(", "))
 }
 
 /// Warnings npm gives about its own setup rather than the project: its configuration (from any
@@ -460,10 +612,101 @@ npm error A complete log of this run can be found in: /home/u/.npm/_logs/x-debug
         let result = parse(log, 1);
         let errs = errors(&result);
         assert_eq!(errs.len(), 1, "{errs:?}");
-        assert!(errs[0].message.starts_with("`npm ci` can only install packages when"), "{}", errs[0].message);
-        assert_eq!(errs[0].notes, ["Missing: left-pad@1.3.0 from lock file"]);
+        assert!(
+            errs[0]
+                .message
+                .starts_with("Missing: left-pad@1.3.0 from lock file. `npm ci` can only install packages when"),
+            "{}",
+            errs[0].message
+        );
+        assert!(errs[0].notes.is_empty(), "{:?}", errs[0].notes);
         assert_eq!(errs[0].code.as_deref(), Some("EUSAGE"));
         assert_eq!(errs[0].log_range.map(|r| (r.start, r.end)), Some((1, 7)));
+    }
+
+    /// npm 10.9.9 and 11.19.1 word the lockfile check alike; a major upgrade (jest 29 to 30 in
+    /// luxon) lists 449 packages, and those past the budget are counted, not dropped silently.
+    #[test]
+    fn every_package_the_lockfile_check_names_is_kept_or_counted() {
+        let head = "npm error code EUSAGE\nnpm error\n\
+npm error `npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file with `npm install` before continuing.\n\
+npm error\n\
+npm error Missing: dayjs@1.11.23 from lock file\n\
+npm error Invalid: lock file's validator@13.9.0 does not satisfy validator@13.15.35\n";
+        let tail = "npm error\nnpm error Clean install a project\nnpm error\nnpm error Usage:\nnpm error npm ci\n";
+        let result = parse(&format!("{head}{tail}"), 1);
+        let message = &errors(&result)[0].message;
+        assert!(
+            message.starts_with(
+                "Missing: dayjs@1.11.23 from lock file; lock file's validator@13.9.0 does not satisfy validator@13.15.35. `npm ci`"
+            ),
+            "{message}"
+        );
+        let many: String = (0..449)
+            .map(|i| format!("npm error Invalid: lock file's jest-util@29.4.{i} does not satisfy jest-util@30.5.1\n"))
+            .collect();
+        let result = parse(&format!("{head}{many}{tail}"), 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1);
+        let kept = errs[0].message.matches("does not satisfy").count();
+        assert!(kept > 10, "{}", errs[0].message);
+        assert!(errs[0].message.contains(&format!("; and {} more. `npm ci`", 450 - kept)), "{}", errs[0].message);
+        assert!(errs[0].message.len() < 2000);
+    }
+
+    /// npm 11.19.1 `npm ci` in semantic-release on Node 20: one object per package, then the
+    /// lockfile error; each warning names its package, what it requires and what is here.
+    #[test]
+    fn each_unsupported_engine_is_its_own_warning_even_when_the_command_fails() {
+        let log = "npm warn EBADENGINE Unsupported engine {\n\
+npm warn EBADENGINE   package: 'semantic-release@0.0.0-development',\n\
+npm warn EBADENGINE   required: { node: '^22.14.0 || >= 24.10.0' },\n\
+npm warn EBADENGINE   current: { node: 'v20.20.2', npm: '11.19.1' }\n\
+npm warn EBADENGINE }\n\
+npm warn EBADENGINE Unsupported engine {\n\
+npm warn EBADENGINE   package: '@sindresorhus/is@8.1.0',\n\
+npm warn EBADENGINE   required: { node: '>=22' },\n\
+npm warn EBADENGINE   current: { node: 'v20.20.2', npm: '11.19.1' }\n\
+npm warn EBADENGINE }\n\
+npm error code EUSAGE\nnpm error\n\
+npm error `npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file with `npm install` before continuing.\n\
+npm error\nnpm error Missing: commander@15.1.0 from lock file\n";
+        let result = parse(log, 1);
+        let warns = warnings(&result);
+        let said: Vec<(&str, Option<&str>)> = warns.iter().map(|w| (w.message.as_str(), w.code.as_deref())).collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "semantic-release@0.0.0-development wants node ^22.14.0 || >= 24.10.0 (current v20.20.2)",
+                    Some("EBADENGINE")
+                ),
+                ("@sindresorhus/is@8.1.0 wants node >=22 (current v20.20.2)", Some("EBADENGINE")),
+            ]
+        );
+        assert_eq!(warns[1].log_range.map(|r| (r.start, r.end)), Some((6, 10)));
+        assert!(warns.iter().all(|w| !w.toolchain && w.notes.is_empty()));
+        assert!(errors(&result)[0].message.starts_with("Missing: commander@15.1.0 from lock file."));
+    }
+
+    /// npm 11.19.1 `npm ci` in javascript-algorithms, whose .npmrc sets `engine-strict=true`.
+    #[test]
+    fn an_engine_strict_error_names_the_package_and_both_versions() {
+        let log = "npm error code EBADENGINE\n\
+npm error engine Unsupported engine\n\
+npm error engine Not compatible with your version of node/npm: javascript-algorithms-and-data-structures@0.0.4\n\
+npm error notsup Not compatible with your version of node/npm: javascript-algorithms-and-data-structures@0.0.4\n\
+npm error notsup Required: {\"node\":\">=22.0.0\",\"npm\":\">=10.0.0\"}\n\
+npm error notsup Actual:   {\"node\":\"v20.20.2\",\"npm\":\"11.19.1\"}\n\
+npm error A complete log of this run can be found in: /home/u/.npm/_logs/x-debug-0.log\n";
+        let result = parse(log, 1);
+        let errs = errors(&result);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(
+            errs[0].message,
+            "javascript-algorithms-and-data-structures@0.0.4 wants node >=22.0.0 (current v20.20.2), npm >=10.0.0 (current 11.19.1)"
+        );
+        assert_eq!((errs[0].code.as_deref(), errs[0].notes.len()), (Some("EBADENGINE"), 0));
     }
 
     #[test]

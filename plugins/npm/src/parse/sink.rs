@@ -66,6 +66,11 @@ impl Sink {
         }
     }
 
+    /// The folder the run's relative paths start from.
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
     /// Number of diagnostics added so far; a recogniser compares it across a block to learn
     /// whether another one already reported what the block was about.
     pub fn count(&self) -> usize {
