@@ -693,16 +693,15 @@ fn count_rest(text: &mut String, what: &str, rest: &[&Diagnostic]) {
         return;
     }
     let by_code = ranked(rest.iter().filter_map(|d| d.code.as_deref()));
-    let by_file = ranked(rest.iter().map(|d| d.file.as_deref().unwrap_or("-")));
+    let by_file = ranked(rest.iter().filter_map(|d| d.file.as_deref()));
     let codes = if by_code.is_empty() { String::new() } else { format!(" ({})", top(&by_code, REST_CODES, "codes")) };
     let what = if rest.len() == 1 { what.trim_end_matches('s') } else { what };
-    let _ = writeln!(
-        text,
-        "+{} more {what}{codes} in {}: {}",
-        rest.len(),
-        plural(by_file.len(), "file", "files"),
-        top(&by_file, REST_FILES, "files")
-    );
+    // Those that name no file (npm's engine warnings) are counted, not placed in a file `-`.
+    let files = match by_file.len() {
+        0 => String::new(),
+        n => format!(" in {}: {}", plural(n, "file", "files"), top(&by_file, REST_FILES, "files")),
+    };
+    let _ = writeln!(text, "+{} more {what}{codes}{files}", rest.len());
 }
 
 /// Distinct values with their counts, most frequent first.
