@@ -159,8 +159,10 @@ fn what_the_command_left_running_is_ended_and_named() {
     // A background child in the group, one that left it with `setsid` and holds stdout, and a
     // double-forked daemon in a session of its own with its output closed; the command waits
     // until all three have said who they are, so that none is ended before it has.
+    // The file exists before the loop reads it: on a busy machine the loop ran before any child
+    // had written, and the shell's complaint about the missing file became output.
     let script = format!(
-        "sh -c 'echo $$ >> {p}; exec sleep 300' & \
+        ": > {p}; sh -c 'echo $$ >> {p}; exec sleep 300' & \
          setsid sh -c 'echo $$ >> {p}; exec sleep 300' & \
          sh -c 'setsid sh -c \"echo \\$\\$ >> {p}; exec sleep 300\" </dev/null >/dev/null 2>&1 &'; \
          until [ \"$(wc -l < {p})\" -ge 3 ]; do :; done; echo started",
