@@ -34,7 +34,7 @@ use ids::{IdSet, InOrder, SuffixIndex, ends_with_segments};
 use std::collections::VecDeque;
 use stop::{Stop, counted};
 use summary::{Entry, Outcome};
-use text::{clip, leading_exception, sep_title};
+use text::{clip, leading_exception, sep_title, without_warning_module};
 use traceback::{Location, Reading, Traceback};
 use warnings::WarningsBlock;
 
@@ -640,7 +640,10 @@ impl<'a> Assembly<'a> {
                     self.diagnostic_of(reading, outcome_word(r.outcome))
                 }
                 None => {
-                    let message = r.message.clone().unwrap_or_else(|| outcome_word(r.outcome).to_string());
+                    let message = r
+                        .message
+                        .as_deref()
+                        .map_or_else(|| outcome_word(r.outcome).to_string(), |m| without_warning_module(m).to_string());
                     let mut d = Diagnostic::error(message.clone()).with_log_range(r.line, r.line);
                     d.code = leading_exception(&message)
                         .or_else(|| message.starts_with("assert ").then_some("AssertionError"))
@@ -1485,6 +1488,21 @@ INTERNALERROR> KeyError: 'medium'
         let r = parse_streams(parser(), b"", bare.as_bytes(), &RunEnd::exited(3));
         assert_eq!(place(errors(&r)[0]), (None, None, Some("INTERNALERROR"), None));
         assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: no tests ran"));
+    }
+
+    #[test]
+    fn a_warning_the_short_summary_alone_reports_is_named_by_its_class() {
+        // pytest 9.2.0, python-humanize/humanize: the short summary's line, all that reports the
+        // error when no section does (`--tb=no`), qualifies the class with its module.
+        let short = "\
+=========================== short test summary info ============================
+ERROR tests/test_lists.py - pytest.PytestRemovedIn10Warning: Passing a non-Co...
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+=============================== 1 error in 1.16s ===============================
+";
+        let r = parse_log(parser(), short.as_bytes(), 2);
+        assert_eq!(errors(&r)[0].code.as_deref(), Some("PytestRemovedIn10Warning"));
+        assert_eq!(errors(&r)[0].message, "PytestRemovedIn10Warning: Passing a non-Co...");
     }
 
     #[test]
