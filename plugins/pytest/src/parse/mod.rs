@@ -505,12 +505,19 @@ impl<'a> Assembly<'a> {
         let title = section.title.as_deref().unwrap_or("");
         // Outside a test (a conftest or plugin that failed to load, a module that failed to
         // import) the innermost frame is often the library the project called: the project's
-        // own frame is where to look.
-        if (section.kind == Kind::Startup || title.starts_with("ERROR collecting "))
-            && let Some(frame) = self.project_frame(&section.reading.frames).cloned()
-        {
-            section.reading.location = Some(frame);
+        // own frame is where to look. A module none of whose frames is the project's (a warning
+        // that `filterwarnings = error` turned into an error inside pytest's collection) is
+        // itself the place: pytest's own file is nothing to edit.
+        let mut module_alone = None;
+        if section.kind == Kind::Startup || title.starts_with("ERROR collecting ") {
+            match self.project_frame(&section.reading.frames).cloned() {
+                Some(frame) => section.reading.location = Some(frame),
+                // A syntax error is located at its line, which is the project's.
+                None if section.reading.location.as_ref().is_some_and(|l| in_project(&self.path(&l.file))) => {}
+                None => module_alone = title.strip_prefix("ERROR collecting ").filter(|m| in_project(&self.path(m))),
+            }
         }
+        let module_alone = module_alone.map(|m| self.path(m));
         let mut test = None;
         let mut phase = None;
         let mut subtest_note = None;
@@ -545,6 +552,9 @@ impl<'a> Assembly<'a> {
             _ => "error",
         };
         let mut d = self.diagnostic_of(section.reading, fallback).with_log_range(section.start, section.end);
+        if let Some(module) = module_alone {
+            (d.file, d.line) = (Some(module), None);
+        }
         if let Some(phase) = phase {
             d.notes.insert(0, format!("raised during {phase}"));
         }
@@ -1488,6 +1498,33 @@ INTERNALERROR> KeyError: 'medium'
         let r = parse_streams(parser(), b"", bare.as_bytes(), &RunEnd::exited(3));
         assert_eq!(place(errors(&r)[0]), (None, None, Some("INTERNALERROR"), None));
         assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: no tests ran"));
+    }
+
+    #[test]
+    fn a_module_whose_collection_failed_inside_pytest_is_the_place_and_its_warning_the_code() {
+        // pytest 9.2.0 with `filterwarnings = error` (python-humanize/humanize's config): a test
+        // parametrized with a generator; every frame of the traceback is pytest's or pluggy's.
+        let log = "\
+collected 0 items / 1 error
+
+==================================== ERRORS ====================================
+_____________________ ERROR collecting tests/test_lists.py _____________________
+.venv/lib/python3.11/site-packages/_pytest/python.py:1396: in parametrize
+    argnames, parametersets = ParameterSet._for_parametrize(
+.venv/lib/python3.11/site-packages/_pytest/mark/structures.py:212: in _for_parametrize
+    warnings.warn(
+E   pytest.PytestRemovedIn10Warning: Passing a non-Collection iterable to parametrize is deprecated.
+E   Test: tests/test_lists.py::test_natural_list_from_words, argvalues type: generator
+=========================== short test summary info ============================
+ERROR tests/test_lists.py - pytest.PytestRemovedIn10Warning: Passing a non-Co...
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+=============================== 1 error in 1.16s ===============================
+";
+        let r = parse_log(parser(), log.as_bytes(), 2);
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(place(e[0]), (Some("tests/test_lists.py"), None, Some("PytestRemovedIn10Warning"), None));
+        assert!(e[0].message.starts_with("PytestRemovedIn10Warning: Passing a non-Collection iterable"));
     }
 
     #[test]
