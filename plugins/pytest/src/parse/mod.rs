@@ -465,12 +465,15 @@ impl<'a> Assembly<'a> {
     fn run(mut self) -> ParseResult {
         let internal_frame = self.project_frame(&self.found.internal_frames).cloned();
         for mut d in std::mem::take(&mut self.found.errors) {
-            if d.code.as_deref() == Some("INTERNALERROR")
-                && d.file.is_none()
-                && let Some(frame) = &internal_frame
-            {
-                d.file = Some(self.path(&frame.file));
-                d.line = Some(frame.line);
+            if d.code.as_deref() == Some("INTERNALERROR") && d.file.is_none() {
+                // A warning a plugin issued is found at the plugin's call when no frame is the
+                // project's: that is the code to update, or the warning to filter.
+                let warned = top::warning_turned_error(&mut d);
+                let issuer = || warned.then(|| top::issuer(&self.found.internal_frames)).flatten();
+                if let Some(frame) = internal_frame.as_ref().or_else(issuer) {
+                    d.file = Some(self.path(&frame.file));
+                    d.line = Some(frame.line);
+                }
             }
             self.push(d);
         }
@@ -1497,6 +1500,38 @@ INTERNALERROR> KeyError: 'medium'
                     INTERNALERROR>   File \"/usr/lib/python3/x.py\", line 3, in f\nINTERNALERROR> ValueError: bad\n";
         let r = parse_streams(parser(), b"", bare.as_bytes(), &RunEnd::exited(3));
         assert_eq!(place(errors(&r)[0]), (None, None, Some("INTERNALERROR"), None));
+        assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: no tests ran"));
+    }
+
+    #[test]
+    fn a_plugins_warning_turned_into_an_internal_error_is_that_warning_at_the_plugins_call() {
+        // pytest 8.4.2 and pytest-asyncio 0.24.0 under `python -W error -m pytest` (on stderr):
+        // the plugin's `pytest_configure` warns, and the warning ends pytest before it starts.
+        let log = "\
+INTERNALERROR> Traceback (most recent call last):
+INTERNALERROR>   File \"/home/dev/shop/.venv/lib/python3.11/site-packages/_pytest/main.py\", line 285, in wrap_session
+INTERNALERROR>     config._do_configure()
+INTERNALERROR>   File \"/home/dev/shop/.venv/lib/python3.11/site-packages/pluggy/_execution.py\", line 147, in _multicall
+INTERNALERROR>     res = hook_impl.function(*args)
+INTERNALERROR>           ^^^^^^^^^^^^^^^^^^^^^^^^^
+INTERNALERROR>   File \"/home/dev/shop/.venv/lib/python3.11/site-packages/pytest_asyncio/plugin.py\", line 208, in pytest_configure
+INTERNALERROR>     warnings.warn(PytestDeprecationWarning(_DEFAULT_FIXTURE_LOOP_SCOPE_UNSET))
+INTERNALERROR> pytest.PytestDeprecationWarning: The configuration option \"asyncio_default_fixture_loop_scope\" is unset.
+INTERNALERROR> The event loop scope for asynchronous fixtures will default to the fixture caching scope.
+";
+        let r = parse_streams(parser(), b"", log.as_bytes(), &RunEnd::exited(3));
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            place(e[0]),
+            (
+                Some(".venv/lib/python3.11/site-packages/pytest_asyncio/plugin.py"),
+                Some(208),
+                Some("PytestDeprecationWarning"),
+                None
+            )
+        );
+        assert_eq!(e[0].message, "The configuration option \"asyncio_default_fixture_loop_scope\" is unset.");
         assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: no tests ran"));
     }
 
