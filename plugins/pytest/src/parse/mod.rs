@@ -34,7 +34,7 @@ use ids::{IdSet, InOrder, SuffixIndex, ends_with_segments};
 use std::collections::VecDeque;
 use stop::{Stop, counted};
 use summary::{Entry, Outcome};
-use text::{clip, leading_exception, sep_title};
+use text::{clip, leading_exception, sep_title, without_warning_module};
 use traceback::{Location, Reading, Traceback};
 use warnings::WarningsBlock;
 
@@ -465,12 +465,15 @@ impl<'a> Assembly<'a> {
     fn run(mut self) -> ParseResult {
         let internal_frame = self.project_frame(&self.found.internal_frames).cloned();
         for mut d in std::mem::take(&mut self.found.errors) {
-            if d.code.as_deref() == Some("INTERNALERROR")
-                && d.file.is_none()
-                && let Some(frame) = &internal_frame
-            {
-                d.file = Some(self.path(&frame.file));
-                d.line = Some(frame.line);
+            if d.code.as_deref() == Some("INTERNALERROR") && d.file.is_none() {
+                // A warning a plugin issued is found at the plugin's call when no frame is the
+                // project's: that is the code to update, or the warning to filter.
+                let warned = top::warning_turned_error(&mut d);
+                let issuer = || warned.then(|| top::issuer(&self.found.internal_frames)).flatten();
+                if let Some(frame) = internal_frame.as_ref().or_else(issuer) {
+                    d.file = Some(self.path(&frame.file));
+                    d.line = Some(frame.line);
+                }
             }
             self.push(d);
         }
@@ -505,12 +508,19 @@ impl<'a> Assembly<'a> {
         let title = section.title.as_deref().unwrap_or("");
         // Outside a test (a conftest or plugin that failed to load, a module that failed to
         // import) the innermost frame is often the library the project called: the project's
-        // own frame is where to look.
-        if (section.kind == Kind::Startup || title.starts_with("ERROR collecting "))
-            && let Some(frame) = self.project_frame(&section.reading.frames).cloned()
-        {
-            section.reading.location = Some(frame);
+        // own frame is where to look. A module none of whose frames is the project's (a warning
+        // that `filterwarnings = error` turned into an error inside pytest's collection) is
+        // itself the place: pytest's own file is nothing to edit.
+        let mut module_alone = None;
+        if section.kind == Kind::Startup || title.starts_with("ERROR collecting ") {
+            match self.project_frame(&section.reading.frames).cloned() {
+                Some(frame) => section.reading.location = Some(frame),
+                // A syntax error is located at its line, which is the project's.
+                None if section.reading.location.as_ref().is_some_and(|l| in_project(&self.path(&l.file))) => {}
+                None => module_alone = title.strip_prefix("ERROR collecting ").filter(|m| in_project(&self.path(m))),
+            }
         }
+        let module_alone = module_alone.map(|m| self.path(m));
         let mut test = None;
         let mut phase = None;
         let mut subtest_note = None;
@@ -545,6 +555,9 @@ impl<'a> Assembly<'a> {
             _ => "error",
         };
         let mut d = self.diagnostic_of(section.reading, fallback).with_log_range(section.start, section.end);
+        if let Some(module) = module_alone {
+            (d.file, d.line) = (Some(module), None);
+        }
         if let Some(phase) = phase {
             d.notes.insert(0, format!("raised during {phase}"));
         }
@@ -640,7 +653,10 @@ impl<'a> Assembly<'a> {
                     self.diagnostic_of(reading, outcome_word(r.outcome))
                 }
                 None => {
-                    let message = r.message.clone().unwrap_or_else(|| outcome_word(r.outcome).to_string());
+                    let message = r
+                        .message
+                        .as_deref()
+                        .map_or_else(|| outcome_word(r.outcome).to_string(), |m| without_warning_module(m).to_string());
                     let mut d = Diagnostic::error(message.clone()).with_log_range(r.line, r.line);
                     d.code = leading_exception(&message)
                         .or_else(|| message.starts_with("assert ").then_some("AssertionError"))
@@ -1485,6 +1501,80 @@ INTERNALERROR> KeyError: 'medium'
         let r = parse_streams(parser(), b"", bare.as_bytes(), &RunEnd::exited(3));
         assert_eq!(place(errors(&r)[0]), (None, None, Some("INTERNALERROR"), None));
         assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: no tests ran"));
+    }
+
+    #[test]
+    fn a_plugins_warning_turned_into_an_internal_error_is_that_warning_at_the_plugins_call() {
+        // pytest 8.4.2 and pytest-asyncio 0.24.0 under `python -W error -m pytest` (on stderr):
+        // the plugin's `pytest_configure` warns, and the warning ends pytest before it starts.
+        let log = "\
+INTERNALERROR> Traceback (most recent call last):
+INTERNALERROR>   File \"/home/dev/shop/.venv/lib/python3.11/site-packages/_pytest/main.py\", line 285, in wrap_session
+INTERNALERROR>     config._do_configure()
+INTERNALERROR>   File \"/home/dev/shop/.venv/lib/python3.11/site-packages/pluggy/_execution.py\", line 147, in _multicall
+INTERNALERROR>     res = hook_impl.function(*args)
+INTERNALERROR>           ^^^^^^^^^^^^^^^^^^^^^^^^^
+INTERNALERROR>   File \"/home/dev/shop/.venv/lib/python3.11/site-packages/pytest_asyncio/plugin.py\", line 208, in pytest_configure
+INTERNALERROR>     warnings.warn(PytestDeprecationWarning(_DEFAULT_FIXTURE_LOOP_SCOPE_UNSET))
+INTERNALERROR> pytest.PytestDeprecationWarning: The configuration option \"asyncio_default_fixture_loop_scope\" is unset.
+INTERNALERROR> The event loop scope for asynchronous fixtures will default to the fixture caching scope.
+";
+        let r = parse_streams(parser(), b"", log.as_bytes(), &RunEnd::exited(3));
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            place(e[0]),
+            (
+                Some(".venv/lib/python3.11/site-packages/pytest_asyncio/plugin.py"),
+                Some(208),
+                Some("PytestDeprecationWarning"),
+                None
+            )
+        );
+        assert_eq!(e[0].message, "The configuration option \"asyncio_default_fixture_loop_scope\" is unset.");
+        assert_eq!(r.stopped_early.as_deref(), Some("pytest internal error: no tests ran"));
+    }
+
+    #[test]
+    fn a_module_whose_collection_failed_inside_pytest_is_the_place_and_its_warning_the_code() {
+        // pytest 9.2.0 with `filterwarnings = error` (python-humanize/humanize's config): a test
+        // parametrized with a generator; every frame of the traceback is pytest's or pluggy's.
+        let log = "\
+collected 0 items / 1 error
+
+==================================== ERRORS ====================================
+_____________________ ERROR collecting tests/test_lists.py _____________________
+.venv/lib/python3.11/site-packages/_pytest/python.py:1396: in parametrize
+    argnames, parametersets = ParameterSet._for_parametrize(
+.venv/lib/python3.11/site-packages/_pytest/mark/structures.py:212: in _for_parametrize
+    warnings.warn(
+E   pytest.PytestRemovedIn10Warning: Passing a non-Collection iterable to parametrize is deprecated.
+E   Test: tests/test_lists.py::test_natural_list_from_words, argvalues type: generator
+=========================== short test summary info ============================
+ERROR tests/test_lists.py - pytest.PytestRemovedIn10Warning: Passing a non-Co...
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+=============================== 1 error in 1.16s ===============================
+";
+        let r = parse_log(parser(), log.as_bytes(), 2);
+        let e = errors(&r);
+        assert_eq!(e.len(), 1);
+        assert_eq!(place(e[0]), (Some("tests/test_lists.py"), None, Some("PytestRemovedIn10Warning"), None));
+        assert!(e[0].message.starts_with("PytestRemovedIn10Warning: Passing a non-Collection iterable"));
+    }
+
+    #[test]
+    fn a_warning_the_short_summary_alone_reports_is_named_by_its_class() {
+        // pytest 9.2.0, python-humanize/humanize: the short summary's line, all that reports the
+        // error when no section does (`--tb=no`), qualifies the class with its module.
+        let short = "\
+=========================== short test summary info ============================
+ERROR tests/test_lists.py - pytest.PytestRemovedIn10Warning: Passing a non-Co...
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+=============================== 1 error in 1.16s ===============================
+";
+        let r = parse_log(parser(), short.as_bytes(), 2);
+        assert_eq!(errors(&r)[0].code.as_deref(), Some("PytestRemovedIn10Warning"));
+        assert_eq!(errors(&r)[0].message, "PytestRemovedIn10Warning: Passing a non-Co...");
     }
 
     #[test]

@@ -60,14 +60,37 @@ pub fn is_dotted_identifier(name: &str) -> bool {
         })
 }
 
-/// The exception class at the start of `Type: message` or a bare `Type`, when it looks like one.
+/// The exception class at the start of `Type: message` or a bare `Type`, when it looks like one,
+/// as its [`class_code`].
 pub fn leading_exception(text: &str) -> Option<&str> {
     let name = match text.split_once(':') {
         Some((name, rest)) if rest.is_empty() || rest.starts_with(' ') => name,
         Some(_) => return None,
         None => text,
     };
-    is_exception_name(name).then_some(name)
+    is_exception_name(name).then(|| class_code(name))
+}
+
+/// `Type: message` with a warning's module left out, as [`class_code`] names the warning
+/// (`PytestRemovedIn9Warning: …` for `pytest.PytestRemovedIn9Warning: …`), so that the answer,
+/// which leaves out a message's leading code, does not say the class twice.
+pub fn without_warning_module(text: &str) -> &str {
+    match leading_exception(text).zip(text.split_once(':')) {
+        Some((code, (name, _))) if code.len() < name.len() => &text[name.len() - code.len()..],
+        _ => text,
+    }
+}
+
+/// The code a class printed as `name` is reported under. A warning is its class alone, as the
+/// warnings summary prints it (`PytestRemovedIn9Warning`), though a warning turned into an
+/// exception is printed with its module (`E   pytest.PytestRemovedIn9Warning: …`): one warning
+/// keeps one code however it surfaced, and the class is the word to search the docs and the code
+/// for. Other exceptions keep the name as printed (`json.decoder.JSONDecodeError`).
+pub fn class_code(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((_, class)) if class.ends_with("Warning") => class,
+        _ => name,
+    }
 }
 
 /// A location line: `path:line`, `path:line: rest`. The path holds no whitespace (pytest prints
@@ -158,6 +181,17 @@ mod tests {
     fn exception_names() {
         assert_eq!(leading_exception("KeyError: 'x'"), Some("KeyError"));
         assert_eq!(leading_exception("requests.HTTPError"), Some("requests.HTTPError"));
+        // pytest 8.4.2's `E` line for a warning turned into an error: the class alone, as the
+        // long style's closing line (`structures.py:467: PytestRemovedIn9Warning`) names it.
+        assert_eq!(
+            leading_exception("pytest.PytestRemovedIn9Warning: Marks applied to fixtures have no effect"),
+            Some("PytestRemovedIn9Warning")
+        );
+        assert_eq!(
+            without_warning_module("pytest.PytestRemovedIn9Warning: Marks applied to fixtures have no effect"),
+            "PytestRemovedIn9Warning: Marks applied to fixtures have no effect"
+        );
+        assert_eq!(without_warning_module("json.decoder.JSONDecodeError: bad"), "json.decoder.JSONDecodeError: bad");
         assert_eq!(leading_exception("assert 1 == 2"), None);
         assert_eq!(leading_exception("Differing items:"), None);
         assert_eq!(leading_exception("http://x: y"), None);

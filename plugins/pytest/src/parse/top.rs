@@ -129,6 +129,27 @@ impl Recogniser<Found> for InternalError {
     }
 }
 
+/// Turns an internal error that is a warning turned into an exception (`-W error` while a plugin
+/// warns as pytest starts) into that warning: its class is the code, as the warnings summary would
+/// have named it, and its text the message. True when it was one.
+pub(super) fn warning_turned_error(d: &mut Diagnostic) -> bool {
+    let Some(class) = leading_exception(&d.message).filter(|class| class.ends_with("Warning")) else { return false };
+    let class = class.to_string();
+    if let Some((_, text)) = d.message.split_once(": ")
+        && !text.trim().is_empty()
+    {
+        d.message = text.trim().to_string();
+    }
+    d.code = Some(class);
+    true
+}
+
+/// Where a warning turned into an internal error was issued: the innermost frame that is not
+/// pytest's or pluggy's own, the plugin's call to `warnings.warn`.
+pub(super) fn issuer(frames: &[Location]) -> Option<&Location> {
+    frames.iter().rev().find(|frame| !["/_pytest/", "/pluggy/"].iter().any(|own| frame.file.contains(own)))
+}
+
 /// `ERROR: file or directory not found: x`, and pytest's other errors before a session.
 struct PytestError;
 

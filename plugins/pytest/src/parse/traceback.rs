@@ -13,7 +13,9 @@
 
 use super::doctest::{CLOSING_CLASSES, Doctest};
 use super::hypothesis::Example;
-use super::text::{clip, is_dotted_identifier, leading_exception, python_frame, split_location_line};
+use super::text::{
+    clip, is_dotted_identifier, leading_exception, python_frame, split_location_line, without_warning_module,
+};
 
 /// How many `E` lines after the headline are kept as notes.
 const MAX_NOTES: usize = 3;
@@ -82,7 +84,7 @@ impl EBlock {
         // later lines are free text (`Expected: 37.5`) that merely looks like `Name: value`.
         let may_name_class = self.first.is_none() || (self.source.is_some() && self.typed.is_none());
         if may_name_class && let Some(name) = leading_exception(content) {
-            self.typed = Some((clip(content), name.to_string()));
+            self.typed = Some((clip(without_warning_module(content)), name.to_string()));
         } else if self.first.is_some() && !is_blank_or_caret(content) && self.notes.len() < MAX_NOTES {
             self.notes.push(clip(content));
         }
@@ -160,7 +162,7 @@ impl Traceback {
         if self.after_native_frame
             && let Some(name) = leading_exception(line)
         {
-            self.native = Some((name.to_string(), clip(line)));
+            self.native = Some((name.to_string(), clip(without_warning_module(line))));
             self.after_native_frame = false;
             return;
         }
