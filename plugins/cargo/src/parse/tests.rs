@@ -477,6 +477,101 @@ error: test failed, to rerun pass `--lib`
     assert_eq!(result.summary.map(|s| (s.passed, s.failed, s.total)), Some((2, 1, 3)));
 }
 
+/// glob's tests, one test catching a panic it expects before its own assert! fails, another
+/// joining a thread that panicked: each test failed once, by its last panic.
+#[test]
+fn a_caught_panic_before_the_failing_one_is_a_note_of_it() {
+    let log = "running 3 tests
+test unwrap_of_bad_pattern_panics_and_good_one_matches ... FAILED
+test worker_builds_recursive_pattern ... FAILED
+
+failures:
+
+---- unwrap_of_bad_pattern_panics_and_good_one_matches stdout ----
+
+thread 'unwrap_of_bad_pattern_panics_and_good_one_matches' (22104) panicked at tests/pattern_panics.rs:8:60:
+called `Result::unwrap()` on an `Err` value: PatternError { pos: 1, msg: \"invalid range pattern\" }
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+thread 'unwrap_of_bad_pattern_panics_and_good_one_matches' (22104) panicked at tests/pattern_panics.rs:11:5:
+pattern *.rs should match src/lib.RS
+
+---- worker_builds_recursive_pattern stdout ----
+
+thread '<unnamed>' (22106) panicked at tests/pattern_panics.rs:16:59:
+called `Result::unwrap()` on an `Err` value: PatternError { pos: 4, msg: \"wildcards are either regular `*` or recursive `**`\" }
+
+thread 'worker_builds_recursive_pattern' (22105) panicked at tests/pattern_panics.rs:18:5:
+the worker could not build its pattern
+
+
+failures:
+    unwrap_of_bad_pattern_panics_and_good_one_matches
+    worker_builds_recursive_pattern
+
+test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+error: test failed, to rerun pass `--test pattern_panics`
+";
+    let result = parse("cargo.test", log, 101);
+    assert_eq!(
+        briefs(&result),
+        [
+            "E tests/pattern_panics.rs:11:5 - pattern *.rs should match src/lib.RS \
+             [unwrap_of_bad_pattern_panics_and_good_one_matches]",
+            "E tests/pattern_panics.rs:18:5 - the worker could not build its pattern [worker_builds_recursive_pattern]",
+        ]
+    );
+    assert_eq!(
+        result.diagnostics[0].notes,
+        ["caught a panic before at tests/pattern_panics.rs:8:60: called `Result::unwrap()` on an `Err` value: \
+          PatternError { pos: 1, msg: \"invalid range pattern\" }"]
+    );
+    assert!(result.diagnostics[1].notes[0].starts_with("another thread panicked at tests/pattern_panics.rs:16"));
+}
+
+/// bytesize's test under --nocapture: both panics on stderr, named by the test's thread, the
+/// caught one first; the failure keeps the values the failing assert_eq! compared.
+#[test]
+fn under_nocapture_a_tests_caught_panic_is_a_note_of_the_failing_one() {
+    let stdout = "
+running 2 tests
+test display::tests::ideal_unit_rejects_sizes_below_one_unit ... FAILED
+test display::tests::to_string_as ... ok
+
+failures:
+
+failures:
+    display::tests::ideal_unit_rejects_sizes_below_one_unit
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+";
+    let stderr = "     Running unittests src/lib.rs (target/debug/deps/bytesize-1458ee8f843e71ce)
+
+thread 'display::tests::ideal_unit_rejects_sizes_below_one_unit' (22227) panicked at src/display.rs:209:5:
+only called when bytes >= unit
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+thread 'display::tests::ideal_unit_rejects_sizes_below_one_unit' (22227) panicked at src/display.rs:314:9:
+assertion `left == right` failed
+  left: 2
+ right: 1
+error: test failed, to rerun pass `--lib`
+";
+    let end = RunEnd::exited(101);
+    let result = parse_streams(parser("cargo.test"), stdout.as_bytes(), stderr.as_bytes(), &end);
+    assert_eq!(
+        briefs(&result),
+        ["E src/display.rs:314:9 - assertion `left == right` failed \
+             [display::tests::ideal_unit_rejects_sizes_below_one_unit]"]
+    );
+    assert_eq!(
+        result.diagnostics[0].notes,
+        ["left: 2", "right: 1", "caught a panic before at src/display.rs:209:5: only called when bytes >= unit"]
+    );
+}
+
 #[test]
 fn tests_without_a_panic_and_crashed_binaries() {
     let log = "
