@@ -40,8 +40,22 @@ pub(crate) fn caret_label(line: &str) -> Option<&str> {
     }
     let start = after_gutter.find('^')?;
     let rest = after_gutter[start..].trim_start_matches('^');
-    let label = rest.strip_prefix(' ')?.trim();
+    let label = after_underlines(rest.strip_prefix(' ')?).trim();
     (!label.is_empty()).then_some(label)
+}
+
+/// `text` after the underline runs that open it: when other spans share the caret's line, their
+/// runs come first (`^^^ -----  --- expected `usize``) and the label follows the last of them.
+/// A run is a word of `-` and `^` alone; a label that starts with a minus sign (`-1`) keeps it.
+fn after_underlines(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    loop {
+        let word = rest.split(' ').next().unwrap_or_default();
+        if word.is_empty() || !word.bytes().all(|b| b == b'-' || b == b'^') {
+            return rest;
+        }
+        rest = rest[word.len()..].trim_start();
+    }
 }
 
 /// `headline (label)` when the primary label says something the headline does not: a name or
@@ -76,6 +90,23 @@ mod tests {
         assert_eq!(caret_label("   |     ----- value moved here"), None);
         assert_eq!(caret_label("   |     ^^^^"), None);
         assert_eq!(caret_label("16 |     a ^ b"), None);
+        // itoa's and hex's swapped arguments: secondary runs stand between the caret run and
+        // the label.
+        assert_eq!(
+            caret_label(
+                "    |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ --------  --- expected `u64`, found `&mut \
+                 [MaybeUninit<u8>; 39]`"
+            ),
+            Some("expected `u64`, found `&mut [MaybeUninit<u8>; 39]`")
+        );
+        assert_eq!(
+            caret_label(
+                "    |                    ^^^ -----  ------------------------- expected `usize`, found `&[u8]`"
+            ),
+            Some("expected `usize`, found `&[u8]`")
+        );
+        assert_eq!(caret_label("    |                       ^^^^^^^^^^^^^^^------"), None);
+        assert_eq!(caret_label("  |     ^^ -1 is out of range"), Some("-1 is out of range"));
     }
 
     #[test]
