@@ -42,7 +42,13 @@ fn broken_expected() -> BTreeSet<(String, String, String, u64, u64, String)> {
     BTreeSet::from([
         // The primary label says what the headline alone does not.
         d("error", "E0308", 5, 22, "mismatched types (expected `usize`, found `u32`)"),
-        d("error", "E0308", 10, 5, "mismatched types (expected `String`, found `&str`)"),
+        d(
+            "error",
+            "E0308",
+            10,
+            5,
+            "mismatched types (expected `String`, found `&str`); help: try using a conversion method",
+        ),
         d("warning", "unused_imports", 1, 5, "unused import: `std::collections::HashMap`"),
     ])
 }
@@ -171,7 +177,7 @@ fn detail_levels_say_more_step_by_step() {
     let standard = standard_run.text();
     for line in [
         "src/lib.rs:5:22 E0308 mismatched types (expected `usize`, found `u32`)",
-        "src/lib.rs:10:5 E0308 mismatched types (expected `String`, found `&str`)",
+        "src/lib.rs:10:5 E0308 mismatched types (expected `String`, found `&str`); help: try using a conversion method",
     ] {
         assert_eq!(standard.lines().filter(|l| *l == line).count(), 1, "`{line}` once in:{standard_run}");
     }

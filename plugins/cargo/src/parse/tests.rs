@@ -68,6 +68,102 @@ error: could not compile `shop` (lib) due to 2 previous errors
     assert!(result.summary.is_none() && result.success.is_none());
 }
 
+/// bytesize with a misspelled method and hex with swapped arguments: a help that says its fix
+/// in one short line joins the headline; one that introduces a snippet or a list does not.
+#[test]
+fn a_one_line_help_joins_the_error_it_fixes() {
+    let log = "error[E0599]: no method named `is_bit` found for enum `Format` in the current scope
+   --> src/display.rs:156:35
+    |
+  9 | pub(crate) enum Format {
+    | ---------------------- method `is_bit` not found for this enum
+...
+156 |         let is_bits = self.format.is_bit();
+    |                                   ^^^^^^
+    |
+help: there is a method `is_bits` with a similar name
+    |
+156 |         let is_bits = self.format.is_bits();
+    |                                         +
+
+error[E0308]: arguments to this function are incorrect
+   --> src/lib.rs:356:20
+    |
+356 |         let byte = val(2 * i, &in_out[2 * i..2 * i + 2])?;
+    |                    ^^^ -----  ------------------------- expected `usize`, found `&[u8]`
+    |                        |
+    |                        expected `&[u8]`, found `usize`
+    |
+note: function defined here
+   --> src/lib.rs:195:4
+    |
+195 | fn val(bytes: &[u8], idx: usize) -> Result<u8, FromHexError> {
+    |    ^^^
+help: swap these arguments
+    |
+356 -         let byte = val(2 * i, &in_out[2 * i..2 * i + 2])?;
+356 +         let byte = val(&in_out[2 * i..2 * i + 2], 2 * i)?;
+    |
+
+error[E0277]: cannot divide `u32` by `f64`
+ --> src/lib.rs:3:7
+  |
+3 |     a / 2.0
+  |       ^ no implementation for `u32 / f64`
+  |
+  = help: the trait `Div<f64>` is not implemented for `u32`
+  = help: the following other types implement trait `Div<Rhs>`:
+            `&u32` implements `Div<u32>`
+            `u32` implements `Div`
+
+";
+    let result = parse("cargo.check", log, 101);
+    assert_eq!(
+        briefs(&result),
+        [
+            "E src/display.rs:156:35 E0599 no method named `is_bit` found for enum `Format` in the current scope; \
+             help: there is a method `is_bits` with a similar name",
+            "E src/lib.rs:356:20 E0308 arguments to this function are incorrect (expected `usize`, found `&[u8]`); \
+             help: swap these arguments",
+            "E src/lib.rs:3:7 E0277 cannot divide `u32` by `f64` (no implementation for `u32 / f64`); help: the trait \
+             `Div<f64>` is not implemented for `u32`",
+        ]
+    );
+}
+
+/// cargo's own errors: glob run with libtest's flag before `--`, and with a test target that
+/// does not exist. The tips and the help's list are what to do next.
+#[test]
+fn cargos_tips_and_listed_helps_join_its_error() {
+    let log = "error: unexpected argument '--nocapture' found
+
+  tip: a similar argument exists: '--features'
+  tip: to pass '--nocapture' as a value, use '-- --nocapture'
+
+Usage: cargo test --features <FEATURES> [TESTNAME] [-- [ARGS]...]
+
+For more information, try '--help'.
+";
+    let result = parse("cargo.test", log, 1);
+    assert_eq!(
+        briefs(&result),
+        ["E -:0:0 - unexpected argument '--nocapture' found; tip: a similar argument exists: '--features'; tip: to \
+             pass '--nocapture' as a value, use '-- --nocapture'"]
+    );
+    assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 4)));
+    let log = "error: no test target named `pattern` in default-run packages
+help: available test targets:
+    glob-std
+    pattern_panics
+";
+    let result = parse("cargo.test", log, 101);
+    assert_eq!(
+        briefs(&result),
+        ["E -:0:0 - no test target named `pattern` in default-run packages; help: available test targets: \
+             glob-std, pattern_panics"]
+    );
+}
+
 #[test]
 fn lint_names_come_from_the_first_note_the_run_and_the_table() {
     let log = "warning: unused variable: `a`

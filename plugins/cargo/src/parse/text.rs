@@ -70,6 +70,28 @@ pub(crate) fn headline_with_label(headline: &str, label: &str) -> Option<String>
     Some(format!("{headline} ({})", clip(label, MAX_LABEL)))
 }
 
+/// Longest headline that takes hints: about what an answer shows of a message, so that a hint
+/// it gets is read whole, never cut; one that does not fit is left to the notes (`full`).
+pub(crate) const MAX_LINE_WITH_HINTS: usize = 160;
+
+/// Longest hint added to a headline. Longer ones are sentences that mostly restate the error
+/// (`help: you can convert a `u32` to a `usize` and panic if the converted value doesn't fit`,
+/// 87 bytes, under every E0308 between integers): the notes keep them for `full`.
+pub(crate) const MAX_HINT: usize = 72;
+
+/// `headline; help: …; tip: …` with as many of `hints` as fit in [`MAX_LINE_WITH_HINTS`], in
+/// order, each at most [`MAX_HINT`] long; None when none fits.
+pub(crate) fn headline_with_hints(headline: &str, hints: &[String]) -> Option<String> {
+    let mut line = headline.to_string();
+    for hint in hints.iter().filter(|h| h.len() <= MAX_HINT) {
+        if line.len() + 2 + hint.len() <= MAX_LINE_WITH_HINTS {
+            line.push_str("; ");
+            line.push_str(hint);
+        }
+    }
+    (line.len() > headline.len()).then_some(line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +129,35 @@ mod tests {
         );
         assert_eq!(caret_label("    |                       ^^^^^^^^^^^^^^^------"), None);
         assert_eq!(caret_label("  |     ^^ -1 is out of range"), Some("-1 is out of range"));
+    }
+
+    #[test]
+    fn hints_join_the_headline_while_the_line_stays_whole() {
+        let hints = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        // hex's swapped arguments.
+        assert_eq!(
+            headline_with_hints(
+                "arguments to this function are incorrect (expected `usize`, found `&[u8]`)",
+                &hints(&["help: swap these arguments"])
+            )
+            .as_deref(),
+            Some(
+                "arguments to this function are incorrect (expected `usize`, found `&[u8]`); help: swap these arguments"
+            )
+        );
+        // cargo's two tips for a libtest flag given to cargo: both fit.
+        let tips = hints(&[
+            "tip: a similar argument exists: '--features'",
+            "tip: to pass '--nocapture' as a value, use '-- --nocapture'",
+        ]);
+        let line = headline_with_hints("unexpected argument '--nocapture' found", &tips).unwrap();
+        assert!(line.ends_with("'--features'; tip: to pass '--nocapture' as a value, use '-- --nocapture'"), "{line}");
+        // itoa's conversion help is a sentence longer than a hint.
+        let long = hints(&["help: you can convert a `u128` to a `u64` and panic if the converted value doesn't fit"]);
+        assert_eq!(headline_with_hints("mismatched types (expected `u64`, found `u128`)", &long), None);
+        // A hint that would push the line past what an answer shows waits for `full`.
+        let headline = "x".repeat(MAX_LINE_WITH_HINTS - 20);
+        assert_eq!(headline_with_hints(&headline, &hints(&["help: swap these arguments"])), None);
     }
 
     #[test]
