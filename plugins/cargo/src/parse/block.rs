@@ -6,7 +6,8 @@ use super::lints::{self, LintMemory};
 use super::panic::{self, PanicStart};
 use super::status::is_status_line;
 use super::text::{
-    MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_hints, headline_with_label, is_snippet_line,
+    MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_hints, headline_with_label, help_adds_to,
+    is_snippet_line,
 };
 use super::{diagnostics, json, libtest, panics};
 use buildvise_plugin_api::{Diagnostic, Severity, Stream, relative_to, split_location};
@@ -491,6 +492,11 @@ impl Block {
                 Some(message) => front.push(std::mem::replace(&mut diag.message, message)),
                 None => front = script.stderr_lines,
             }
+        }
+        // cargo's own helps and tips say how to call it; rustc's only some of the time.
+        let mut hints = hints;
+        if self.compiler {
+            hints.retain(|help| help_adds_to(&diag.message, help));
         }
         if names_the_fix(&diag)
             && let Some(message) = headline_with_hints(&diag.message, &hints)

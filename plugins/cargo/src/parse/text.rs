@@ -74,6 +74,21 @@ pub(crate) fn headline_with_label(headline: &str, label: &str) -> Option<String>
 /// it gets is read whole, never cut; one that does not fit is left to the notes (`full`).
 pub(crate) const MAX_LINE_WITH_HINTS: usize = 160;
 
+/// Whether a rustc help says something `line` lacks, in few words: it quotes a name the line does
+/// not (`help: there is a method `is_bits` with a similar name`), or quotes nothing and is an
+/// instruction of at most three words (`help: swap these arguments`). Other helps point at the
+/// snippet under them (`help: try using a conversion method`, `help: a local variable with a
+/// similar name exists`) or restate the line's types (`help: you can convert an `i32` to an
+/// `i64``): the notes keep them for `full`, and answers stay the size of what they say.
+pub(crate) fn help_adds_to(line: &str, help: &str) -> bool {
+    let text = help.strip_prefix("help: ").unwrap_or(help);
+    let mut quoted = text.split('`').skip(1).step_by(2).filter(|q| !q.is_empty()).peekable();
+    if quoted.peek().is_none() {
+        return text.split_whitespace().count() <= 3;
+    }
+    quoted.any(|q| !line.contains(q))
+}
+
 /// Longest hint added to a headline. Longer ones are sentences that mostly restate the error
 /// (`help: you can convert a `u32` to a `usize` and panic if the converted value doesn't fit`,
 /// 87 bytes, under every E0308 between integers): the notes keep them for `full`.
@@ -129,6 +144,30 @@ mod tests {
         );
         assert_eq!(caret_label("    |                       ^^^^^^^^^^^^^^^------"), None);
         assert_eq!(caret_label("  |     ^^ -1 is out of range"), Some("-1 is out of range"));
+    }
+
+    #[test]
+    fn a_help_joins_when_it_says_what_the_line_lacks() {
+        assert!(help_adds_to(
+            "no method named `is_bit` found",
+            "help: there is a method `is_bits` with a similar name"
+        ));
+        assert!(help_adds_to("arguments to this function are incorrect", "help: swap these arguments"));
+        assert!(help_adds_to("no field `x` on type `S`", "help: available field is: `ident`"));
+        assert!(!help_adds_to(
+            "mismatched types (expected `String`, found `&str`)",
+            "help: try using a conversion method"
+        ));
+        assert!(!help_adds_to(
+            "cannot find value `totl` in this scope",
+            "help: a local variable with a similar name exists"
+        ));
+        assert!(!help_adds_to(
+            "mismatched types (expected `i64`, found `i32`)",
+            "help: you can convert an `i32` to an `i64`"
+        ));
+        // The headline names the type; where to import it from is in the snippet below.
+        assert!(!help_adds_to("cannot find type `HashMap` in this scope", "help: consider importing this struct"));
     }
 
     #[test]
