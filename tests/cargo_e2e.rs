@@ -147,6 +147,33 @@ fn test_run_summary_and_panic_locations() {
     }
 }
 
+/// `list` says libtest's arguments come after a `--` of their own among the args; on the command
+/// line that is a second `--`, the first ending buildvise's options. Sent after the first alone
+/// they are cargo's, and cargo's tip in the answer says where they go.
+#[test]
+fn libtest_arguments_need_their_own_dashes_and_cargo_says_so() {
+    let sb = sandbox();
+    let list = sb.run(["list"]).expect_code(0).text();
+    assert!(
+        list.lines().any(|l| l.starts_with("cargo.test") && l.ends_with("args: cargo's, then -- and libtest's")),
+        "{list}"
+    );
+    let dir = sb.cargo_fixture("tests");
+    let reached = sb.run(["exec", "cargo.test", "--cwd", &cwd_arg(&dir), "--json", "--", "--", "--include-ignored"]);
+    reached.expect_code(101);
+    // The ignored test ran: libtest got the flag.
+    assert_eq!(reached.json()["summary"], json!({"passed": 2, "failed": 2, "skipped": 0, "total": 4}), "{reached}");
+    let refused = sb.run(["exec", "cargo.test", "--cwd", &cwd_arg(&dir), "--", "--include-ignored"]);
+    refused.expect_code(1);
+    let text = refused.text();
+    assert!(
+        text.lines().any(|l| l
+            == "unexpected argument '--include-ignored' found; tip: to pass '--include-ignored' as a value, use '-- \
+                --include-ignored'"),
+        "{text}"
+    );
+}
+
 #[test]
 fn detail_levels_say_more_step_by_step() {
     let sb = sandbox();

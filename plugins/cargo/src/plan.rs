@@ -4,14 +4,16 @@ use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
 
 /// `(tool, cargo verb, description, args hint)`. The description is the command: an agent knows
 /// cargo's verbs, and `list` is paid for on every session. A hint only where args are not
-/// simply the verb's.
+/// simply the verb's. Args are what follows the verb, so libtest's (or the program's) come after
+/// a `--` of their own: `["--", "--nocapture"]`, or `exec cargo.test -- -- --nocapture` on the
+/// command line, whose first `--` only ends buildvise's options.
 const TOOLS: &[(&str, &str, &str, Option<&str>)] = &[
     ("cargo.build", "build", "cargo build", None),
     ("cargo.check", "check", "cargo check", None),
     ("cargo.clippy", "clippy", "cargo clippy", Some("after --, only lint levels")),
-    ("cargo.test", "test", "cargo test", Some("libtest args after --")),
+    ("cargo.test", "test", "cargo test", Some("cargo's, then -- and libtest's")),
     ("cargo.nextest", "nextest", "cargo nextest run", None),
-    ("cargo.run", "run", "cargo run", Some("program args after --")),
+    ("cargo.run", "run", "cargo run", Some("cargo's, then -- and program's")),
     ("cargo.fmt", "fmt", "cargo fmt", None),
     ("cargo.doc", "doc", "cargo doc", None),
 ];
@@ -462,6 +464,15 @@ mod tests {
         }
         let fmt = tools.iter().find(|t| t.name == "cargo.fmt").expect("cargo.fmt");
         assert!(fmt.mutates(&[]) && !fmt.mutates(&["--check".to_string()]));
+    }
+
+    #[test]
+    fn args_after_their_own_dashes_reach_libtest() {
+        let test = plan(&request("cargo.test", &["--lib", "--", "--nocapture"])).expect("a plan");
+        assert_eq!(test.args, ["test", "--lib", "--", "--nocapture"]);
+        // Without a `--` of their own they are cargo's, which refuses libtest's flags.
+        let test = plan(&request("cargo.test", &["--nocapture"])).expect("a plan");
+        assert_eq!(test.args, ["test", "--nocapture"]);
     }
 
     #[test]

@@ -5,7 +5,10 @@
 use super::lints::{self, LintMemory};
 use super::panic::{self, PanicStart};
 use super::status::is_status_line;
-use super::text::{MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_label, is_snippet_line};
+use super::text::{
+    MAX_MESSAGE, MAX_NOTE, MAX_NOTES, caret_label, clip, headline_with_hints, headline_with_label, help_adds_to,
+    is_snippet_line,
+};
 use super::{diagnostics, json, libtest, panics};
 use buildvise_plugin_api::{Diagnostic, Severity, Stream, relative_to, split_location};
 use regex::Regex;
@@ -149,6 +152,10 @@ pub(crate) struct Block {
     /// Snippet or `= note` lines were seen: rustc wrote this, and a blank line ends it.
     compiler: bool,
     label: Option<String>,
+    /// The `help:` and `tip:` lines that say in one line how to fix the error or call the tool.
+    hints: Vec<String>,
+    /// The last hint ends with `:` and cargo lists what it means on the indented lines below.
+    hint_list: bool,
     notes: Vec<String>,
     causes: Vec<String>,
     lint_note: Option<String>,
@@ -190,6 +197,8 @@ impl Block {
             stage: Stage::Head,
             compiler: false,
             label: None,
+            hints: Vec::new(),
+            hint_list: false,
             notes: Vec::new(),
             causes: Vec::new(),
             lint_note: None,
@@ -221,6 +230,14 @@ impl Block {
                 self.stage = Stage::Cause { fresh: false };
                 self.last = number;
                 self.cause_line(line, fresh, cwd);
+                return Flow::Consumed;
+            }
+            // cargo's argument errors give their tips indented under a blank line.
+            Stage::Blank { after_cause: false } | Stage::Children if !self.compiler && is_tip(line) => {
+                self.stage = Stage::Children;
+                self.last = number;
+                self.push_note(line.trim());
+                self.hints.push(clip(line, MAX_NOTE));
                 return Flow::Consumed;
             }
             Stage::Blank { .. } | Stage::Cause { .. } => return Flow::Ended,
@@ -261,6 +278,8 @@ impl Block {
                 self.stage = Stage::Primary;
             }
             self.snippet(line);
+        } else if self.hint_list && self.stage == Stage::Children {
+            self.list_in_hint(body);
         } else if body.starts_with("= ") {
             self.compiler = true;
             if self.stage == Stage::Head {
@@ -307,6 +326,7 @@ impl Block {
     }
 
     fn child(&mut self, line: &str) {
+        self.hint(line);
         self.in_level_note = line.starts_with("note: the lint level is defined here");
         if !self.in_level_note && !line.starts_with("note: To improve backtraces for build dependencies") {
             self.push_note(line);
@@ -322,6 +342,34 @@ impl Block {
         }
         if !lints::is_level_boilerplate(body) {
             self.push_note(&body[2..]);
+        }
+        self.hint(&body[2..]);
+    }
+
+    /// Keeps a `help:` line that says all it says on that line. One ending with `:` introduces
+    /// what follows: in rustc's output a snippet or a list of types, too long for a line; in
+    /// cargo's a short list of names on indented lines (`help: available test targets:`).
+    fn hint(&mut self, line: &str) {
+        self.hint_list = false;
+        if !line.starts_with("help: ") {
+            return;
+        }
+        if !line.trim_end().ends_with(':') {
+            self.hints.push(clip(line, MAX_NOTE));
+        } else if !self.compiler {
+            self.hints.push(clip(line, MAX_NOTE));
+            self.hint_list = true;
+        }
+    }
+
+    /// A name of the list the last hint introduced, added to it while the hint stays a note's
+    /// length.
+    fn list_in_hint(&mut self, name: &str) {
+        let Some(hint) = self.hints.last_mut() else { return };
+        let separator = if hint.ends_with(':') { " " } else { ", " };
+        if hint.len() + separator.len() + name.len() <= MAX_NOTE {
+            hint.push_str(separator);
+            hint.push_str(name.trim());
         }
     }
 
@@ -400,7 +448,7 @@ impl Block {
 
     /// The finished diagnostic, or None when the block turned out not to be one.
     pub(crate) fn finish(self, memory: &mut LintMemory, cwd: &str) -> Option<Diagnostic> {
-        let Block { mut diag, start, last, notes, causes, label, build_script, .. } = self;
+        let Block { mut diag, start, last, notes, causes, label, hints, build_script, .. } = self;
         if self.test_binary {
             // A test binary that ended without a verdict: the cause says how it died.
             let cause = causes.first()?;
@@ -445,6 +493,16 @@ impl Block {
                 None => front = script.stderr_lines,
             }
         }
+        // cargo's own helps and tips say how to call it; rustc's only some of the time.
+        let mut hints = hints;
+        if self.compiler {
+            hints.retain(|help| help_adds_to(&diag.message, help));
+        }
+        if names_the_fix(&diag)
+            && let Some(message) = headline_with_hints(&diag.message, &hints)
+        {
+            diag.message = message;
+        }
         front.extend(label);
         // The notes' own vector takes what goes before them: usually nothing, and then finishing
         // allocates no vector of its own.
@@ -455,6 +513,12 @@ impl Block {
         diag.notes = all;
         Some(diag.with_log_range(start, last))
     }
+}
+
+/// `  tip: to pass '--nocapture' as a value, use '-- --nocapture'`: a tip of cargo's argument
+/// parser.
+fn is_tip(line: &str) -> bool {
+    line.starts_with(' ') && line.trim_start().starts_with("tip: ")
 }
 
 /// A line that starts a diagnostic, a JSON message, libtest's report or a panic: the words the

@@ -77,6 +77,8 @@ pub(crate) struct Findings {
     pub(crate) orphans: Vec<Diagnostic>,
     /// Panics of threads a test spawned; the test's own panic is the verdict's reason.
     pub(crate) side_panics: Vec<Diagnostic>,
+    /// Where in `diagnostics` the panics of tests' own threads are, in the order they came.
+    pub(crate) test_panics: Vec<usize>,
     /// What each `should_panic(expected = …)` test expected. Applied at the end: under
     /// --nocapture the test's panic was printed long before, with other tests' output between.
     pub(crate) expected_strings: HashMap<String, String>,
@@ -117,6 +119,7 @@ impl Findings {
             crashed: HashSet::new(),
             orphans: Vec::new(),
             side_panics: Vec::new(),
+            test_panics: Vec::new(),
             expected_strings: HashMap::new(),
             no_fail_fast: options().any(|a| a == "--no-fail-fast"),
             last_failed_target: None,

@@ -133,6 +133,7 @@ impl Parser for CargoParser {
         let (lints, crashed) = (&found.lints, &found.crashed);
         let mut kept = DiagnosticSet::new();
         let mut diagnostics = std::mem::take(&mut found.diagnostics).into_vec();
+        panics::keep_failing_panics(&mut diagnostics, &found.test_panics);
         // The streams were apart: what stdout held before cargo's first stderr line was the
         // program's, read as cargo's only in case the log was one stream.
         if let (true, Some((first, last))) = (program.seen_stderr, program.stdout_before_stderr) {

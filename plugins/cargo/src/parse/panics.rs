@@ -12,6 +12,7 @@ use super::libtest::{self, Context};
 use super::panic::{self, PanicStart};
 use super::text::{MAX_MESSAGE, MAX_NOTE, MESSAGE_BEFORE_VIA, PANIC_NOTES, clip};
 use buildvise_plugin_api::{Diagnostic, Recogniser, Stream, Text, Wants, relative_to, split_location};
+use std::collections::HashMap;
 
 /// Most lines a legacy multi-line panic message may take before its location.
 const LEGACY_PANIC_LINES: u32 = 40;
@@ -195,12 +196,59 @@ impl Panics {
         let d = p.diag.with_log_range(p.start, p.last);
         match p.owner {
             Owner::Test => {
-                found.diagnostics.push(d);
+                let at = found.diagnostics.len();
+                let own = d.test.is_some();
+                if found.diagnostics.push(d) && own {
+                    found.test_panics.push(at);
+                }
             }
             Owner::Orphan => found.orphans.push(d),
             Owner::Side => found.side_panics.push(d),
         }
     }
+}
+
+/// One failure per test: a test whose own thread panicked more than once was failed by its last
+/// panic, since the ones before it were caught (by `catch_unwind`, or the test would have ended
+/// there). The last panic takes the place of the first, and each caught one becomes a note of it.
+/// `own` holds where in `diagnostics` each panic of a test's own thread is, in the order read.
+pub(crate) fn keep_failing_panics(diagnostics: &mut Vec<Diagnostic>, own: &[usize]) {
+    let mut of_test: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &at in own {
+        if let Some(test) = diagnostics.get(at).and_then(|d| d.test.as_deref()) {
+            of_test.entry(test).or_default().push(at);
+        }
+    }
+    let groups: Vec<Vec<usize>> = of_test.into_values().filter(|panics| panics.len() > 1).collect();
+    if groups.is_empty() {
+        return;
+    }
+    let mut gone = vec![false; diagnostics.len()];
+    for panics in groups {
+        let (first, last) = (panics[0], panics[panics.len() - 1]);
+        let caught: Vec<String> = panics[..panics.len() - 1].iter().map(|&at| caught_note(&diagnostics[at])).collect();
+        diagnostics.swap(first, last);
+        diagnostics[first].notes.extend(caught);
+        for &at in &panics[1..] {
+            gone[at] = true;
+        }
+    }
+    let mut at = 0;
+    diagnostics.retain(|_| {
+        at += 1;
+        !gone[at - 1]
+    });
+}
+
+/// What a caught panic says in the note of the one that failed its test.
+fn caught_note(d: &Diagnostic) -> String {
+    let at = match (&d.file, d.line, d.column) {
+        (Some(file), Some(line), Some(column)) => format!(" at {file}:{line}:{column}"),
+        (Some(file), Some(line), None) => format!(" at {file}:{line}"),
+        _ => String::new(),
+    };
+    // The message is clipped already; the path, as printed, can be any length.
+    clip(&format!("caught a panic before{at}: {}", d.message), MAX_NOTE + MAX_MESSAGE)
 }
 
 /// Whose panic starts here: the program's under `cargo run`, else a test's (the test, if

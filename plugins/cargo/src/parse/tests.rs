@@ -68,6 +68,102 @@ error: could not compile `shop` (lib) due to 2 previous errors
     assert!(result.summary.is_none() && result.success.is_none());
 }
 
+/// bytesize with a misspelled method and hex with swapped arguments: a help that says its fix
+/// in one short line joins the headline; one that introduces a snippet or a list does not.
+#[test]
+fn a_one_line_help_joins_the_error_it_fixes() {
+    let log = "error[E0599]: no method named `is_bit` found for enum `Format` in the current scope
+   --> src/display.rs:156:35
+    |
+  9 | pub(crate) enum Format {
+    | ---------------------- method `is_bit` not found for this enum
+...
+156 |         let is_bits = self.format.is_bit();
+    |                                   ^^^^^^
+    |
+help: there is a method `is_bits` with a similar name
+    |
+156 |         let is_bits = self.format.is_bits();
+    |                                         +
+
+error[E0308]: arguments to this function are incorrect
+   --> src/lib.rs:356:20
+    |
+356 |         let byte = val(2 * i, &in_out[2 * i..2 * i + 2])?;
+    |                    ^^^ -----  ------------------------- expected `usize`, found `&[u8]`
+    |                        |
+    |                        expected `&[u8]`, found `usize`
+    |
+note: function defined here
+   --> src/lib.rs:195:4
+    |
+195 | fn val(bytes: &[u8], idx: usize) -> Result<u8, FromHexError> {
+    |    ^^^
+help: swap these arguments
+    |
+356 -         let byte = val(2 * i, &in_out[2 * i..2 * i + 2])?;
+356 +         let byte = val(&in_out[2 * i..2 * i + 2], 2 * i)?;
+    |
+
+error[E0277]: cannot divide `u32` by `f64`
+ --> src/lib.rs:3:7
+  |
+3 |     a / 2.0
+  |       ^ no implementation for `u32 / f64`
+  |
+  = help: the trait `Div<f64>` is not implemented for `u32`
+  = help: the following other types implement trait `Div<Rhs>`:
+            `&u32` implements `Div<u32>`
+            `u32` implements `Div`
+
+";
+    let result = parse("cargo.check", log, 101);
+    assert_eq!(
+        briefs(&result),
+        [
+            "E src/display.rs:156:35 E0599 no method named `is_bit` found for enum `Format` in the current scope; \
+             help: there is a method `is_bits` with a similar name",
+            "E src/lib.rs:356:20 E0308 arguments to this function are incorrect (expected `usize`, found `&[u8]`); \
+             help: swap these arguments",
+            "E src/lib.rs:3:7 E0277 cannot divide `u32` by `f64` (no implementation for `u32 / f64`); help: the trait \
+             `Div<f64>` is not implemented for `u32`",
+        ]
+    );
+}
+
+/// cargo's own errors: glob run with libtest's flag before `--`, and with a test target that
+/// does not exist. The tips and the help's list are what to do next.
+#[test]
+fn cargos_tips_and_listed_helps_join_its_error() {
+    let log = "error: unexpected argument '--nocapture' found
+
+  tip: a similar argument exists: '--features'
+  tip: to pass '--nocapture' as a value, use '-- --nocapture'
+
+Usage: cargo test --features <FEATURES> [TESTNAME] [-- [ARGS]...]
+
+For more information, try '--help'.
+";
+    let result = parse("cargo.test", log, 1);
+    assert_eq!(
+        briefs(&result),
+        ["E -:0:0 - unexpected argument '--nocapture' found; tip: a similar argument exists: '--features'; tip: to \
+             pass '--nocapture' as a value, use '-- --nocapture'"]
+    );
+    assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 4)));
+    let log = "error: no test target named `pattern` in default-run packages
+help: available test targets:
+    glob-std
+    pattern_panics
+";
+    let result = parse("cargo.test", log, 101);
+    assert_eq!(
+        briefs(&result),
+        ["E -:0:0 - no test target named `pattern` in default-run packages; help: available test targets: \
+             glob-std, pattern_panics"]
+    );
+}
+
 #[test]
 fn lint_names_come_from_the_first_note_the_run_and_the_table() {
     let log = "warning: unused variable: `a`
@@ -475,6 +571,101 @@ error: test failed, to rerun pass `--lib`
     );
     assert_eq!(result.failed_tests, ["tests::drain"]);
     assert_eq!(result.summary.map(|s| (s.passed, s.failed, s.total)), Some((2, 1, 3)));
+}
+
+/// glob's tests, one test catching a panic it expects before its own assert! fails, another
+/// joining a thread that panicked: each test failed once, by its last panic.
+#[test]
+fn a_caught_panic_before_the_failing_one_is_a_note_of_it() {
+    let log = "running 3 tests
+test unwrap_of_bad_pattern_panics_and_good_one_matches ... FAILED
+test worker_builds_recursive_pattern ... FAILED
+
+failures:
+
+---- unwrap_of_bad_pattern_panics_and_good_one_matches stdout ----
+
+thread 'unwrap_of_bad_pattern_panics_and_good_one_matches' (22104) panicked at tests/pattern_panics.rs:8:60:
+called `Result::unwrap()` on an `Err` value: PatternError { pos: 1, msg: \"invalid range pattern\" }
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+thread 'unwrap_of_bad_pattern_panics_and_good_one_matches' (22104) panicked at tests/pattern_panics.rs:11:5:
+pattern *.rs should match src/lib.RS
+
+---- worker_builds_recursive_pattern stdout ----
+
+thread '<unnamed>' (22106) panicked at tests/pattern_panics.rs:16:59:
+called `Result::unwrap()` on an `Err` value: PatternError { pos: 4, msg: \"wildcards are either regular `*` or recursive `**`\" }
+
+thread 'worker_builds_recursive_pattern' (22105) panicked at tests/pattern_panics.rs:18:5:
+the worker could not build its pattern
+
+
+failures:
+    unwrap_of_bad_pattern_panics_and_good_one_matches
+    worker_builds_recursive_pattern
+
+test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+error: test failed, to rerun pass `--test pattern_panics`
+";
+    let result = parse("cargo.test", log, 101);
+    assert_eq!(
+        briefs(&result),
+        [
+            "E tests/pattern_panics.rs:11:5 - pattern *.rs should match src/lib.RS \
+             [unwrap_of_bad_pattern_panics_and_good_one_matches]",
+            "E tests/pattern_panics.rs:18:5 - the worker could not build its pattern [worker_builds_recursive_pattern]",
+        ]
+    );
+    assert_eq!(
+        result.diagnostics[0].notes,
+        ["caught a panic before at tests/pattern_panics.rs:8:60: called `Result::unwrap()` on an `Err` value: \
+          PatternError { pos: 1, msg: \"invalid range pattern\" }"]
+    );
+    assert!(result.diagnostics[1].notes[0].starts_with("another thread panicked at tests/pattern_panics.rs:16"));
+}
+
+/// bytesize's test under --nocapture: both panics on stderr, named by the test's thread, the
+/// caught one first; the failure keeps the values the failing assert_eq! compared.
+#[test]
+fn under_nocapture_a_tests_caught_panic_is_a_note_of_the_failing_one() {
+    let stdout = "
+running 2 tests
+test display::tests::ideal_unit_rejects_sizes_below_one_unit ... FAILED
+test display::tests::to_string_as ... ok
+
+failures:
+
+failures:
+    display::tests::ideal_unit_rejects_sizes_below_one_unit
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+";
+    let stderr = "     Running unittests src/lib.rs (target/debug/deps/bytesize-1458ee8f843e71ce)
+
+thread 'display::tests::ideal_unit_rejects_sizes_below_one_unit' (22227) panicked at src/display.rs:209:5:
+only called when bytes >= unit
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+thread 'display::tests::ideal_unit_rejects_sizes_below_one_unit' (22227) panicked at src/display.rs:314:9:
+assertion `left == right` failed
+  left: 2
+ right: 1
+error: test failed, to rerun pass `--lib`
+";
+    let end = RunEnd::exited(101);
+    let result = parse_streams(parser("cargo.test"), stdout.as_bytes(), stderr.as_bytes(), &end);
+    assert_eq!(
+        briefs(&result),
+        ["E src/display.rs:314:9 - assertion `left == right` failed \
+             [display::tests::ideal_unit_rejects_sizes_below_one_unit]"]
+    );
+    assert_eq!(
+        result.diagnostics[0].notes,
+        ["left: 2", "right: 1", "caught a panic before at src/display.rs:209:5: only called when bytes >= unit"]
+    );
 }
 
 #[test]
