@@ -28,7 +28,7 @@ pub fn tool_specs() -> Vec<ToolSpec> {
             let spec =
                 ToolSpec::new(*name, format!("dotnet {verb}")).with_timeout_secs(*timeout).runs(&["dotnet", verb]);
             match *verb {
-                "run" => spec.with_args_hint("program args after --"),
+                "run" => spec.with_args_hint("dotnet's, then -- and program's"),
                 "format" => spec.mutating().read_only_with(FORMAT_CHECK),
                 _ => spec,
             }
@@ -482,6 +482,16 @@ mod tests {
         assert_eq!(plan.env["DOTNET_NOLOGO"], "1");
         assert_eq!(plan.env["DOTNET_CLI_TELEMETRY_OPTOUT"], "1");
         assert!(plan.artifacts.is_empty());
+    }
+
+    #[test]
+    fn run_passes_a_dash_dash_among_the_args_on_to_dotnet_as_its_hint_says() {
+        // `exec dotnet.run -- -c Release -- --port 5000`: the first `--` ends buildvise's options,
+        // and the one among the args is dotnet's, before the program's own.
+        let plan = plan(&request("dotnet.run", &["-c", "Release", "--", "--port", "5000"], "/src")).unwrap();
+        assert_eq!(plan.args, ["run", "-c", "Release", "--", "--port", "5000"]);
+        let spec = tool_specs().into_iter().find(|t| t.name == "dotnet.run").expect("dotnet.run");
+        assert_eq!(spec.args_hint.as_deref(), Some("dotnet's, then -- and program's"));
     }
 
     #[test]
