@@ -438,18 +438,8 @@ fn read_lines(input: RawFd, listed: &mut Listed) {
 #[cfg(test)]
 mod tests {
     use super::super::leftovers::{MARK, new_session};
+    use super::super::tests::sleeper;
     use super::*;
-    use std::os::unix::process::CommandExt;
-
-    /// A sleeper in a group of its own, with `mark` in its environment when given.
-    fn sleeper(mark: Option<&str>) -> std::process::Child {
-        let mut cmd = std::process::Command::new("sleep");
-        cmd.arg("300").process_group(0);
-        if let Some(mark) = mark {
-            cmd.env(MARK, mark);
-        }
-        cmd.spawn().expect("sleep starts")
-    }
 
     fn ended_soon(child: &mut std::process::Child) -> bool {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

@@ -328,17 +328,8 @@ pub fn names(names: &[String], most: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::sleeper;
     use super::*;
-    use std::os::unix::process::CommandExt;
-
-    fn sleeper(mark: Option<&str>) -> std::process::Child {
-        let mut cmd = std::process::Command::new("sleep");
-        cmd.arg("300").process_group(0);
-        if let Some(mark) = mark {
-            cmd.env(MARK, mark);
-        }
-        cmd.spawn().expect("sleep starts")
-    }
 
     #[test]
     fn a_mark_is_matched_whole_and_a_group_by_its_id() {

@@ -10,6 +10,18 @@ impl LineSink for Collect {
     }
 }
 
+/// A sleeper in a group of its own, with `mark` in its environment when given: the leftovers'
+/// and the guard's tests find and end it.
+pub(super) fn sleeper(mark: Option<&str>) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new("sleep");
+    cmd.arg("300").process_group(0);
+    if let Some(mark) = mark {
+        cmd.env(leftovers::MARK, mark);
+    }
+    cmd.spawn().expect("sleep starts")
+}
+
 fn sh(script: &str) -> Command {
     Command { program: "sh".into(), args: vec!["-c".into(), script.into()], env: vec![], cwd: ".".into() }
 }
