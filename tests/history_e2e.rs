@@ -152,7 +152,7 @@ fn a_pytest_rerun_says_which_tests_the_edit_fixed_and_which_it_broke() {
     assert_eq!(text.lines().nth(1), Some(format!("vs {first_id}: 1 fixed, 1 new, 2 still").as_str()), "{second}");
     let new: Vec<&str> = text.lines().filter(|l| l.starts_with("new ")).collect();
     assert_eq!(new.len(), 1, "{text}");
-    assert!(new[0].starts_with("new test_calc.py:10 AssertionError test_calc.py::test_add: "), "{text}");
+    assert!(new[0].starts_with("new test_calc.py:10 AssertionError ::test_add: "), "{text}");
     insta::assert_snapshot!("pytest_rerun_standard", stable(&text, &ids));
 
     let diff = sb.run(["diff", &first_id, &second_id]);

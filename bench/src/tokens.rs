@@ -10,8 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 use tiktoken_rs::CoreBPE;
 
 const SECTION: &str = "tokens";
-/// Goals (issue 4).
+/// Goals (issue 4; the median over every failing run, issue 35).
 const MAX_STANDARD_OVER_IDEAL: f64 = 1.25;
+const MAX_MEDIAN_OVER_IDEAL: f64 = 1.20;
 const MAX_STANDARD: f64 = 2000.0;
 const MAX_SUMMARY_OVER_STANDARD: f64 = 0.5;
 const MAX_SCHEMA: f64 = 250.0;
@@ -148,7 +149,7 @@ pub fn report(report: &mut Report, cases: &[CaseTokens], server: &Server) -> any
         SECTION,
         format!("median standard/ideal, failing runs (all {failing_count})"),
         medians(&|c| c.standard_over_ideal(), &failing),
-        MAX_STANDARD_OVER_IDEAL,
+        MAX_MEDIAN_OVER_IDEAL,
         "×",
         STANDARD_REMEDY,
     ));

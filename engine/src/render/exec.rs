@@ -32,10 +32,6 @@ const STANDARD_BUDGET: usize = 5000;
 /// Warnings a standard answer lists when there are errors too, and when there are none.
 const WARNINGS_WITH_ERRORS: usize = 5;
 const WARNINGS_ALONE: usize = 15;
-/// Longest headline in standard, in bytes (full shows it whole): an error's, and a warning's,
-/// whose first words say what it is about.
-const MESSAGE_BYTES: usize = 160;
-const WARNING_BYTES: usize = 100;
 /// Longest note put on a standard test-failure line, in bytes.
 const NOTE_BYTES: usize = 60;
 /// Files and codes named when the rest is counted, and files a summary names.
@@ -399,7 +395,7 @@ fn test_counts(s: &TestSummary) -> String {
 }
 
 /// One diagnostic as one line: `file:line:col code test: message`.
-pub(super) fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
+pub(super) fn diagnostic_line(d: &Diagnostic, cut: Cut) -> String {
     let mut line = String::new();
     if let Some(file) = &d.file {
         line.push_str(file);
@@ -416,8 +412,7 @@ pub(super) fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
         line.push(' ');
     }
     if let Some(test) = &d.test {
-        // Whole, as the `failed:` line and the runner name it, so it can be copied into a rerun.
-        line.push_str(test);
+        line.push_str(test_name(test, d.file.as_deref()));
         line.push_str(": ");
     }
     // `AssertionError: assert x` under code AssertionError says the code twice.
@@ -429,8 +424,46 @@ pub(super) fn diagnostic_line(d: &Diagnostic, message_chars: usize) -> String {
         .and_then(|m| m.strip_prefix(':'))
         .map(str::trim_start)
         .unwrap_or(message);
-    line.push_str(&clip(message, message_chars));
+    line.push_str(&cut.apply(message));
     line
+}
+
+/// A test as its runner names it, so it can be copied into a rerun, less the file the line has
+/// just named: pytest's `tests/test_cart.py::test_total` at `tests/test_cart.py:19` is
+/// `::test_total`, rustdoc's `src/lib.rs - parse (line 14)` at `src/lib.rs:6:1` is
+/// `parse (line 14)`.
+fn test_name<'a>(test: &'a str, file: Option<&str>) -> &'a str {
+    let Some(rest) = file.and_then(|f| test.strip_prefix(f)) else { return test };
+    if rest.starts_with("::") {
+        return rest;
+    }
+    rest.strip_prefix(" - ").unwrap_or(test)
+}
+
+/// Where a headline is cut in standard; full shows it whole.
+#[derive(Clone, Copy)]
+pub(super) struct Cut {
+    /// Longest headline kept, in bytes.
+    at: usize,
+    /// Bytes a cut must save to be made at all.
+    unless_within: usize,
+}
+
+impl Cut {
+    /// An error's. The first error cut short gets a pointer to its log lines (`log startLine 4
+    /// lineCount 2`), so it is cut only where that saves more than the pointer costs.
+    const ERROR: Cut = Cut { at: 160, unless_within: 40 };
+    /// A warning's, whose first words say what it is about; no pointer follows it.
+    const WARNING: Cut = Cut { at: 100, unless_within: 0 };
+    pub(super) const WHOLE: Cut = Cut { at: usize::MAX, unless_within: 0 };
+
+    fn cuts(self, message: &str) -> bool {
+        message.len() > self.at.saturating_add(self.unless_within)
+    }
+
+    fn apply(self, message: &str) -> std::borrow::Cow<'_, str> {
+        if self.cuts(message) { clip(message, self.at) } else { message.into() }
+    }
 }
 
 /// A test failure's headline is often only the matcher (`assertion `left == right` failed`); the
@@ -516,13 +549,13 @@ fn standard_body<'a>(
     hints: Hints,
 ) {
     let mut budget = STANDARD_BUDGET;
-    let (listed_errors, mut unnamed) = list_within(text, errors, &mut budget, usize::MAX, MESSAGE_BYTES, new);
+    let (listed_errors, mut unnamed) = list_within(text, errors, &mut budget, usize::MAX, Cut::ERROR, new);
     let errors_left = not_in(errors, &listed_errors);
     let warning_cap = if errors.is_empty() { WARNINGS_ALONE } else { WARNINGS_WITH_ERRORS };
     if !warnings.is_empty() && errors_left.is_empty() {
         // The header no longer counts them, so the label is what says these are warnings.
         text.push_str("warnings:\n");
-        let (listed, unnamed_warnings) = list_within(text, warnings, &mut budget, warning_cap, WARNING_BYTES, new);
+        let (listed, unnamed_warnings) = list_within(text, warnings, &mut budget, warning_cap, Cut::WARNING, new);
         unnamed |= unnamed_warnings;
         view.diagnostics.extend(listed.iter().map(|d| new.view(d, false)));
         let left = not_in(warnings, &listed);
@@ -562,13 +595,13 @@ fn lacks_detail(d: &Diagnostic) -> bool {
     let Some(range) = d.log_range else { return false };
     // A headline cut short, here or by its parser: the rest of it is in the log.
     let message = d.message.trim();
-    if message.len() > MESSAGE_BYTES || message.ends_with('…') {
+    if Cut::ERROR.cuts(message) || message.ends_with('…') {
         return true;
     }
     if range.end < range.start + 2 {
         return false;
     }
-    let line = with_compared_values(diagnostic_line(d, MESSAGE_BYTES), d);
+    let line = with_compared_values(diagnostic_line(d, Cut::ERROR), d);
     // A compared value is carried when its value is on the line, with or without its label.
     let carried = |note: &str| line.contains(labelled_value(note).map_or(note, |(_, value)| value));
     d.notes.is_empty() || d.notes.iter().any(|n| !carried(n.trim()))
@@ -606,14 +639,14 @@ fn list_within<'a>(
     items: &[&'a Diagnostic],
     budget: &mut usize,
     cap: usize,
-    message_bytes: usize,
+    cut: Cut,
     new: &New<'_>,
 ) -> (Vec<&'a Diagnostic>, bool) {
     let mut listed = Vec::new();
     let mut unnamed = false;
     for group in grouped(items, new).into_iter().take(cap) {
         let first = group[0];
-        let mut line = with_compared_values(diagnostic_line(first, message_bytes), first);
+        let mut line = with_compared_values(diagnostic_line(first, cut), first);
         if new.diagnostic(first) {
             line.insert_str(0, "new ");
         }
@@ -670,7 +703,7 @@ fn places(first: &Diagnostic, others: &[&Diagnostic]) -> String {
         (None, _) => "-".to_string(),
     };
     let place = |d: &Diagnostic| match &d.test {
-        Some(test) if (&d.file, d.line) == (&first.file, first.line) => test.clone(),
+        Some(test) if (&d.file, d.line) == (&first.file, first.line) => test_name(test, d.file.as_deref()).to_string(),
         Some(test) => format!("{test} ({})", at(d)),
         None => at(d),
     };
@@ -733,7 +766,7 @@ fn full_body<'a>(text: &mut String, view: &mut ExecView<'a>, r: &'a RunResult, n
     let mut listed = Vec::new();
     for group in grouped(&items, new) {
         let d = group[0];
-        let mut line = diagnostic_line(d, usize::MAX);
+        let mut line = diagnostic_line(d, Cut::WHOLE);
         if new.diagnostic(d) {
             line.insert_str(0, "new ");
         }
@@ -785,7 +818,7 @@ fn fixed_list(text: &mut String, vs: &Comparison) {
     text.push_str("fixed:\n");
     for problem in &vs.fixed_problems {
         let line = match problem {
-            OwnedProblem::Diagnostic(d) => diagnostic_line(d, usize::MAX),
+            OwnedProblem::Diagnostic(d) => diagnostic_line(d, Cut::WHOLE),
             OwnedProblem::Test(t) => t.test.clone(),
         };
         let _ = writeln!(text, "  {line}");
@@ -817,14 +850,43 @@ mod tests {
             "right:    7".into(),
         ];
         assert_eq!(
-            with_compared_values(diagnostic_line(&d, 160), &d),
+            with_compared_values(diagnostic_line(&d, Cut::ERROR), &d),
             "src/lib.rs:4:9 assertion `left == right` failed"
         );
         let d = d.with_test("tests::adds");
         assert_eq!(
-            with_compared_values(diagnostic_line(&d, 160), &d),
+            with_compared_values(diagnostic_line(&d, Cut::ERROR), &d),
             "src/lib.rs:4:9 tests::adds: assertion `left == right` failed (left 6; right 7)"
         );
+    }
+
+    #[test]
+    fn a_test_line_does_not_name_its_file_twice() {
+        let at = |file: &str, test: &str| {
+            diagnostic_line(&Diagnostic::error("boom").with_location(file, Some(19), None).with_test(test), Cut::ERROR)
+        };
+        assert_eq!(
+            at("tests/test_cart.py", "tests/test_cart.py::test_total"),
+            "tests/test_cart.py:19 ::test_total: boom"
+        );
+        assert_eq!(at("src/lib.rs", "src/lib.rs - parse (line 14)"), "src/lib.rs:19 parse (line 14): boom");
+        // Named whole where the failure stands in another file, or the id only starts alike.
+        assert_eq!(
+            at("shop/cart.py", "tests/test_cart.py::test_total"),
+            "shop/cart.py:19 tests/test_cart.py::test_total: boom"
+        );
+        assert_eq!(at("tests/t.py", "tests/t.pyx::test_a"), "tests/t.py:19 tests/t.pyx::test_a: boom");
+    }
+
+    #[test]
+    fn a_headline_is_cut_only_where_the_cut_saves_more_than_its_pointer() {
+        let Cut { at, unless_within } = Cut::ERROR;
+        let just_over = "x".repeat(at + unless_within);
+        assert_eq!(Cut::ERROR.apply(&just_over), just_over);
+        let long = "x".repeat(at + unless_within + 1);
+        assert_eq!(Cut::ERROR.apply(&long), format!("{}…", &long[..at]));
+        // A warning's gets no pointer, so nothing spares it.
+        assert!(Cut::WARNING.cuts(&"x".repeat(101)));
     }
 
     fn finished(diagnostics: Vec<Diagnostic>, exit_code: i32) -> Finished {
@@ -898,9 +960,8 @@ mod tests {
         assert_eq!(
             lines[1..],
             [
-                "tests/test_db.py:3 tests/test_db.py::test_0: fixture 'db' not found ×10 (also tests/t2.py::test_z (tests/t2.py:5), \
-                 tests/test_db.py::test_1, tests/test_db.py::test_2, tests/test_db.py::test_3, \
-                 tests/test_db.py::test_4, tests/test_db.py::test_5, +3 more)",
+                "tests/test_db.py:3 ::test_0: fixture 'db' not found ×10 (also tests/t2.py::test_z (tests/t2.py:5), \
+                 ::test_1, ::test_2, ::test_3, ::test_4, ::test_5, +3 more)",
                 "tests/test_x.py:8 assert 1 == 2",
                 "warnings:",
                 "src/a.py:4 DeprecationWarning utcnow() is deprecated ×3 (also src/b.py:9, src/a.py:12)",
@@ -1037,9 +1098,6 @@ mod tests {
             .with_code("AssertionError")
             .with_location("tests/test_a.py", Some(3), None)
             .with_test("tests/test_a.py::test_one");
-        assert_eq!(
-            diagnostic_line(&d, 160),
-            "tests/test_a.py:3 AssertionError tests/test_a.py::test_one: assert 1 == 2"
-        );
+        assert_eq!(diagnostic_line(&d, Cut::ERROR), "tests/test_a.py:3 AssertionError ::test_one: assert 1 == 2");
     }
 }

@@ -8,7 +8,7 @@
 //!   flaky: tests/test_a.py::test_x (failed 3 of the last 5 runs)
 //! ```
 
-use super::exec::diagnostic_line;
+use super::exec::{Cut, diagnostic_line};
 use super::{Rendered, plural};
 use crate::history::{Delta, ListedRun, Problem};
 use crate::store::{RunMeta, RunStatus, Tally};
@@ -152,7 +152,7 @@ pub fn render_diff(before: &RunMeta, after: &RunMeta, delta: &Delta<'_>) -> Rend
         let _ = writeln!(text, "{title}:");
         for problem in problems {
             let line = match problem {
-                Problem::Diagnostic(_, d) => diagnostic_line(d, usize::MAX),
+                Problem::Diagnostic(_, d) => diagnostic_line(d, Cut::WHOLE),
                 Problem::Test(test) => test.to_string(),
             };
             let _ = writeln!(text, "  {line}");
