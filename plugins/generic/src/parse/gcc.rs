@@ -18,6 +18,14 @@ static DIAGNOSTIC: LazyLock<Regex> = LazyLock::new(|| {
 /// `[-Werror=format=]`.
 static FLAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r" \[(?P<flag>-[Wf][^\]\s]+)\]$").expect("valid regex"));
 
+/// A line of the instantiation chain gcc prints before an error in a template: `x.cc:45:15:
+/// required from here`, `base.h:2927:15:   required from ‘void print(…)’`, `… in ‘constexpr’
+/// expansion of …`, `[ skipping 5 instantiation contexts … ]`. Three spaces where a severity
+/// would be.
+static CHAIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?   (?P<what>\S.*)$").expect("valid regex")
+});
+
 /// A linker error about a symbol, at the source file (and line, with debug info) that refers to
 /// it, or at an object file: `linkmain.c:(.text+0xa): undefined reference to `compute'`.
 static SYMBOL: LazyLock<Regex> = LazyLock::new(|| {
@@ -29,7 +37,8 @@ static SYMBOL: LazyLock<Regex> = LazyLock::new(|| {
 
 #[derive(Default)]
 pub(crate) struct Gcc {
-    /// `included from main.c:2` notes for the diagnostic that follows the chain.
+    /// `included from main.c:2` and `required from here at x.cc:45` notes for the diagnostic that
+    /// follows the chain.
     included: Vec<String>,
     /// Whether the last diagnostic added is this recogniser's, so notes and frames belong to it.
     open: bool,
@@ -47,6 +56,13 @@ impl Recogniser<Found> for Gcc {
         if let Some(from) = text.strip_prefix("In file included from ").or_else(|| from_line(text)) {
             let from = from.trim_end_matches([',', ':']);
             self.included.push(format!("included from {from}"));
+            return true;
+        }
+        if let Some(caps) = CHAIN.captures(text) {
+            if caps["what"].starts_with("required from here") {
+                let at = format!("required from here at {}:{}", found.path(&caps["file"]), &caps["line"]);
+                self.included.push(at);
+            }
             return true;
         }
         if self.open && is_frame(text) {
@@ -294,5 +310,28 @@ collect2: error: ld returned 1 exit status
 /home/dev/src/demo/linkmain.c:4: undefined reference to `compute'
 ";
         assert_eq!(brief(&parse(&["gcc"], log, 1)), ["error linkmain.c:4 undefined reference to `compute'"]);
+    }
+
+    #[test]
+    fn a_template_s_instantiation_chain_is_the_error_s_context_not_errors_of_its_own() {
+        // g++ 12.2.0 on a fmt::print of a pointer fmt refuses, under ninja (absolute paths).
+        let log = "\
+/home/dev/src/demo/include/fmt/base.h: In instantiation of ‘constexpr fmt::v12::detail::value<Context>::value(const T&) [with T = const fmt_arg*]’:
+/home/dev/src/demo/include/fmt/base.h:2927:15:   required from ‘void fmt::v12::print(FILE*, format_string<T ...>, T&& ...) [with T = {long unsigned int&, const fmt_arg*&}]’
+/home/dev/src/demo/src/fmt-c.cc:45:15:   required from here
+/home/dev/src/demo/include/fmt/base.h:2232:29: error: static assertion failed: formatting of non-void pointers is disallowed
+ 2232 |     static_assert(sizeof(T) == 0,
+      |                   ~~~~~~~~~~^~~~
+/home/dev/src/demo/include/fmt/base.h:2232:29: note: the comparison reduces to ‘(8 == 0)’
+";
+        let result = parse(&["gcc", "fallback"], log, 1);
+        assert_eq!(
+            brief(&result),
+            ["error include/fmt/base.h:2232:29 static assertion failed: formatting of non-void pointers is disallowed"]
+        );
+        assert_eq!(
+            result.diagnostics[0].notes,
+            ["required from here at src/fmt-c.cc:45", "the comparison reduces to ‘(8 == 0)’"]
+        );
     }
 }
