@@ -103,7 +103,7 @@ impl Recogniser<Found> for Gcc {
         let severity = if &caps["sev"] == "warning" { Severity::Warning } else { Severity::Error };
         let mut code = None;
         if let Some(flag) = FLAG.captures(message) {
-            code = Some(flag["flag"].to_string());
+            code = Some(warning_flag(&flag["flag"]).to_string());
             message = &message[..flag.get(0).map_or(message.len(), |m| m.start())];
         }
         let mut d = at(severity, message, file, line, col, number);
@@ -175,6 +175,12 @@ impl Gcc {
         self.open = found.push(d);
         true
     }
+}
+
+/// The flag that enabled a warning: clang names `-Werror` first when it made the warning an error
+/// (`-Werror,-Wunused-variable`); gcc's `-Werror=unused-variable` is one flag and stays.
+fn warning_flag(flags: &str) -> &str {
+    flags.rsplit(',').find(|f| f.starts_with("-W")).unwrap_or(flags)
 }
 
 /// `                 from util.h:3,`: the rest of an include chain.
@@ -332,6 +338,22 @@ collect2: error: ld returned 1 exit status
         assert_eq!(
             result.diagnostics[0].notes,
             ["required from here at src/fmt-c.cc:45", "the comparison reduces to ‘(8 == 0)’"]
+        );
+    }
+
+    #[test]
+    fn clang_s_werror_flag_pair_gives_the_warning_s_own_flag() {
+        // clang 14.0.6 with -Werror; gcc 12.2.0 names one flag.
+        let log = "\
+cJSON_Utils.c:1072:9: error: unused variable 'applied' [-Werror,-Wunused-variable]
+cJSON.c:600:12: error: unused variable ‘digits’ [-Werror=unused-variable]
+";
+        assert_eq!(
+            brief(&parse(&["gcc"], log, 1)),
+            [
+                "error cJSON_Utils.c:1072:9 unused variable 'applied' [-Wunused-variable]",
+                "error cJSON.c:600:12 unused variable ‘digits’ [-Werror=unused-variable]",
+            ]
         );
     }
 }
