@@ -89,6 +89,9 @@ impl Recogniser<Found> for Gcc {
         let (line, col) = (int(caps.name("line")), int(caps.name("col")));
         let mut message = &caps["msg"];
         if &caps["sev"] == "note" {
+            // A chain before a note (clang's `In file included from` a candidate's header) is
+            // the note's, not the next diagnostic's.
+            self.included.clear();
             if self.open
                 && let Some(d) = found.last_mut()
             {
@@ -355,5 +358,19 @@ cJSON.c:600:12: error: unused variable ‘digits’ [-Werror=unused-variable]
                 "error cJSON.c:600:12 unused variable ‘digits’ [-Werror=unused-variable]",
             ]
         );
+    }
+
+    #[test]
+    fn an_include_chain_before_a_note_is_the_note_s() {
+        // clang 14.0.6: the candidate's header is reached through an include chain.
+        let log = "\
+src/fmt-c.cc:46:36: error: no matching function for call to 'vformat_to_n'
+In file included from src/fmt-c.cc:10:
+include/fmt/base.h:2840:6: note: candidate function template not viable: requires 4 arguments, but 3 were provided
+src/fmt-c.cc:38:49: warning: unused parameter 'size' [-Wunused-parameter]
+";
+        let result = parse(&["gcc"], log, 1);
+        assert_eq!(result.diagnostics.len(), 2);
+        assert!(result.diagnostics[1].notes.is_empty(), "{:?}", result.diagnostics[1].notes);
     }
 }
