@@ -146,7 +146,11 @@ impl Gcc {
             if SYMBOL.is_match(text) {
                 return Some(self.linker(text, number, found));
             }
-            let d = Diagnostic::error(rest.trim()).with_log_range(number, number);
+            let d = match rest.strip_prefix("warning: ") {
+                Some(warning) => Diagnostic::warning(warning.trim()),
+                None => Diagnostic::error(rest.trim()),
+            };
+            let d = d.with_log_range(number, number);
             self.open = found.push(d);
             return Some(true);
         }
@@ -169,12 +173,20 @@ impl Gcc {
         }
         let Some(caps) = SYMBOL.captures(text) else { return false };
         let file = &caps["file"];
-        let message = &caps["msg"];
-        let d = if file.ends_with(".o") || file.ends_with(".a") || file.ends_with(')') {
+        // `multiple definition of `f'; other.o:other.c:(.text+0x0): first defined here`: the
+        // other definition is a note.
+        let (message, first) = match caps["msg"].split_once("; ") {
+            Some((message, first)) if first.ends_with("first defined here") => (message, Some(first)),
+            _ => (&caps["msg"], None),
+        };
+        let mut d = if file.ends_with(".o") || file.ends_with(".a") || file.ends_with(')') {
             Diagnostic::error(message).with_log_range(number, number)
         } else {
             at(Severity::Error, message, found.path(file), int(caps.name("line")), None, number)
         };
+        if let Some(first) = first {
+            add_note(&mut d, first, number);
+        }
         self.open = found.push(d);
         true
     }
@@ -372,5 +384,28 @@ src/fmt-c.cc:38:49: warning: unused parameter 'size' [-Wunused-parameter]
         let result = parse(&["gcc"], log, 1);
         assert_eq!(result.diagnostics.len(), 2);
         assert!(result.diagnostics[1].notes.is_empty(), "{:?}", result.diagnostics[1].notes);
+    }
+
+    #[test]
+    fn the_other_definition_of_a_symbol_is_a_note_and_ld_s_warnings_are_warnings() {
+        // GNU ld 2.40 through gcc 12.2.0, two translation units in one call.
+        let log = "\
+/usr/bin/ld: /home/dev/src/demo/objtmp/ccrmXadR.o: in function `cJSON_Version':
+test.c:(.text+0xaaf): multiple definition of `cJSON_Version'; /home/dev/src/demo/objtmp/ccSPCOHl.o:cJSON.c:(.text+0x7f): first defined here
+/usr/bin/ld: warning: libfoo.so.1, needed by libbar.so, not found (try using -rpath or -rpath-link)
+collect2: error: ld returned 1 exit status
+";
+        let result = parse(&["gcc"], log, 1);
+        assert_eq!(
+            brief(&result),
+            [
+                "error test.c multiple definition of `cJSON_Version'",
+                "warning - libfoo.so.1, needed by libbar.so, not found (try using -rpath or -rpath-link)",
+            ]
+        );
+        assert_eq!(
+            result.diagnostics[0].notes,
+            ["/home/dev/src/demo/objtmp/ccSPCOHl.o:cJSON.c:(.text+0x7f): first defined here"]
+        );
     }
 }
