@@ -16,10 +16,10 @@ use std::sync::LazyLock;
 /// `make: `, `make[2]: `, `gmake: ` at the start of a line; the rest.
 static PREFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^g?make(?:\[\d+\])?: ").expect("valid regex"));
 
-/// `[Makefile:10: main.o] Error 1` (make 4) or `[main.o] Error 1` (older makes).
+/// `[Makefile:10: main.o] Error 1` (make 4) or `[main.o] Error 1` (older makes); a recipe killed
+/// by a signal says the signal (`Aborted`, `Segmentation fault (core dumped)`).
 static RECIPE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] (?P<what>Error \d+|Interrupt|Segmentation fault.*|Killed.*)")
-        .expect("valid regex")
+    Regex::new(r"^\[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] (?P<what>\S.*)").expect("valid regex")
 });
 
 /// `Makefile:2: *** missing separator.  Stop.` or `rules.mk:5: warning: overriding recipe…`.
@@ -79,6 +79,10 @@ impl Make {
             return;
         }
         if let Some(error) = rest.strip_prefix("*** ") {
+            // `-j`'s wait for the other recipes, and the target a failed recipe left half-made.
+            if error.starts_with("Waiting for unfinished jobs") || error.starts_with("Deleting ") {
+                return;
+            }
             if let Some(caps) = RECIPE.captures(error) {
                 let message = format!("recipe for `{}` failed: {}", &caps["target"], &caps["what"]);
                 let d = match caps.name("file") {
@@ -153,6 +157,20 @@ make: *** [Makefile:16: header] Error 1
         assert_eq!(brief(&parse(FORMATS, log, 2)), ["error Makefile:2 recipe for `check` failed: Error 1"]);
         let old = parse(FORMATS, "make: *** [check] Error 1\n", 2);
         assert_eq!(brief(&old), ["error - recipe for `check` failed: Error 1"]);
+    }
+
+    #[test]
+    fn what_make_says_around_a_failed_recipe_is_no_error_of_its_own() {
+        // GNU Make 4.3: `make -j2` with a failing recipe, `.DELETE_ON_ERROR`, an aborted program.
+        let log = "\
+make: *** [Makefile:3: a.o] Error 1
+make: *** Waiting for unfinished jobs....
+make: *** Deleting file 'x.o'
+make[1]: *** Deleting intermediate file 'y.c'
+";
+        assert_eq!(brief(&parse(FORMATS, log, 2)), ["error Makefile:3 recipe for `a.o` failed: Error 1"]);
+        let aborted = "make: *** [Makefile:2: test] Aborted\n";
+        assert_eq!(brief(&parse(FORMATS, aborted, 2)), ["error Makefile:2 recipe for `test` failed: Aborted"]);
     }
 
     #[test]
