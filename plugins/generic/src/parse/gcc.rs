@@ -18,6 +18,13 @@ static DIAGNOSTIC: LazyLock<Regex> = LazyLock::new(|| {
 /// `[-Werror=format=]`.
 static FLAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r" \[(?P<flag>-[Wf][^\]\s]+)\]$").expect("valid regex"));
 
+/// What glibc's `assert` prints when it fails: `prog: test.c:12: main: Assertion `x == 2'
+/// failed.` The program is any word; the file and line are the assertion's.
+static ASSERTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\S+: (?P<file>[^\s:][^:]*):(?P<line>\d+): (?P<function>[^:]+): (?P<msg>Assertion `.*' failed)\.$")
+        .expect("valid regex")
+});
+
 /// A line of the instantiation chain gcc prints before an error in a template: `x.cc:45:15:
 /// required from here`, `base.h:2927:15:   required from ‘void print(…)’`, `… in ‘constexpr’
 /// expansion of …`, `[ skipping 5 instantiation contexts … ]`. Three spaces where a severity
@@ -72,6 +79,12 @@ impl Recogniser<Found> for Gcc {
             return true;
         }
         if is_context(text) {
+            return true;
+        }
+        if let Some(caps) = ASSERTION.captures(text) {
+            let message = format!("{} in {}", &caps["msg"], &caps["function"]);
+            let d = at(Severity::Error, &message, found.path(&caps["file"]), int(caps.name("line")), None, number);
+            self.open = found.push(d);
             return true;
         }
         if let Some(taken) = self.driver(text, number, found) {
@@ -406,6 +419,16 @@ collect2: error: ld returned 1 exit status
         assert_eq!(
             result.diagnostics[0].notes,
             ["/home/dev/src/demo/objtmp/ccSPCOHl.o:cJSON.c:(.text+0x7f): first defined here"]
+        );
+    }
+
+    #[test]
+    fn a_failed_assert_is_an_error_at_its_line() {
+        // glibc 2.36's assert in a program `make test` ran.
+        let log = "./t\nt: t.c:2: main: Assertion `x == 2' failed.\nmake: *** [Makefile:2: test] Aborted\n";
+        assert_eq!(
+            brief(&parse(&["make", "gcc", "fallback"], log, 2)),
+            ["error t.c:2 Assertion `x == 2' failed in main"]
         );
     }
 }
