@@ -175,7 +175,13 @@ impl Gcc {
         } else if let Some(message) = rest.strip_prefix("error: ").or_else(|| rest.strip_prefix("fatal error: ")) {
             self.open = found.push(Diagnostic::error(message).with_log_range(number, number));
         } else if let Some(message) = rest.strip_prefix("warning: ") {
-            self.open = found.push(Diagnostic::warning(message).with_log_range(number, number));
+            // `clang: warning: -lm: 'linker' input unused [-Wunused-command-line-argument]`
+            let d = match FLAG.captures(message) {
+                Some(flag) => Diagnostic::warning(message[..flag.get(0).map_or(0, |m| m.start())].trim())
+                    .with_code(warning_flag(&flag["flag"])),
+                None => Diagnostic::warning(message),
+            };
+            self.open = found.push(d.with_log_range(number, number));
         }
         Some(true)
     }
@@ -429,6 +435,16 @@ collect2: error: ld returned 1 exit status
         assert_eq!(
             brief(&parse(&["make", "gcc", "fallback"], log, 2)),
             ["error t.c:2 Assertion `x == 2' failed in main"]
+        );
+    }
+
+    #[test]
+    fn the_driver_s_warnings_keep_their_flag_as_the_code() {
+        // clang 14.0.6 given a library while only compiling.
+        let log = "clang: warning: -lm: 'linker' input unused [-Wunused-command-line-argument]\n";
+        assert_eq!(
+            brief(&parse(&["gcc"], log, 0)),
+            ["warning - -lm: 'linker' input unused [-Wunused-command-line-argument]"]
         );
     }
 }
