@@ -213,6 +213,19 @@ make: *** [Makefile:2: all] Error 2
     }
 
     #[test]
+    fn a_path_that_climbs_out_of_the_entered_directory_is_the_project_s() {
+        let log = "\
+make[1]: Entering directory '/home/dev/src/demo/programs'
+../lib/lz4hc.c:1522:15: warning: unused variable ‘defaultLevel’ [-Wunused-variable]
+make[1]: Leaving directory '/home/dev/src/demo/programs'
+";
+        assert_eq!(
+            brief(&parse(FORMATS, log, 0)),
+            ["warning lib/lz4hc.c:1522:15 unused variable ‘defaultLevel’ [-Wunused-variable]"]
+        );
+    }
+
+    #[test]
     fn progress_lines_are_not_diagnostics() {
         let log = "make: Nothing to be done for 'all'.\nmake: Target 'all' not remade because of errors.\n";
         assert!(parse(FORMATS, log, 0).diagnostics.is_empty());

@@ -103,9 +103,9 @@ impl Found {
     fn path(&self, file: &str) -> String {
         match self.dirs.last() {
             Some(dir) if !buildvise_plugin_api::is_absolute(file) => {
-                relative_to(&format!("{}/{}", dir.trim_end_matches('/'), file.trim_start_matches("./")), &self.cwd)
+                relative_to(&without_dot_dirs(&format!("{}/{}", dir.trim_end_matches('/'), file)), &self.cwd)
             }
-            _ => relative_to(file, &self.cwd),
+            _ => relative_to(&without_dot_dirs(file), &self.cwd),
         }
     }
 
@@ -119,6 +119,25 @@ impl Found {
     fn last_mut(&mut self) -> Option<&mut Diagnostic> {
         self.diagnostics.last_mut()
     }
+}
+
+/// `path` without its `.` and `dir/..` parts: a sub-make in `programs/` compiles `../lib/x.c`,
+/// which is `lib/x.c` of the project. A relative path keeps the `..` that climbs above it.
+fn without_dot_dirs(path: &str) -> String {
+    if !path.contains("/.") && !path.starts_with("./") {
+        return path.to_string();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "." => {}
+            ".." if parts.last().is_some_and(|p| !p.is_empty() && *p != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
 }
 
 /// A diagnostic at `file:line[:col]`, printed on log line `number`.
@@ -248,7 +267,16 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::{FORMATS, recognisers};
+    use super::{FORMATS, recognisers, without_dot_dirs};
+
+    #[test]
+    fn paths_lose_their_dot_and_dot_dot_parts() {
+        assert_eq!(without_dot_dirs("/home/dev/src/demo/programs/../lib/x.c"), "/home/dev/src/demo/lib/x.c");
+        assert_eq!(without_dot_dirs("./src/./a.c"), "src/a.c");
+        assert_eq!(without_dot_dirs("../shared/a.c"), "../shared/a.c");
+        assert_eq!(without_dot_dirs("a/b/../../../c.c"), "../c.c");
+        assert_eq!(without_dot_dirs("main.c"), "main.c");
+    }
     use crate::plan;
 
     #[test]
