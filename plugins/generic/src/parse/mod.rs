@@ -8,6 +8,7 @@
 //! exit status`, go's `FAIL pkg [build failed]`) are kept only when nothing else explains the
 //! failure.
 
+mod cmake;
 mod fallback;
 mod gcc;
 mod go;
@@ -30,6 +31,7 @@ const MAX_TEXT: usize = 400;
 const FORMATS: &[(&str, &str)] = &[
     ("gcc", "gcc/clang diagnostics and ld errors"),
     ("make", "GNU make's own errors"),
+    ("cmake", "CMake's errors and warnings"),
     ("go", "go build, vet and test output"),
     ("mypy", "mypy errors and notes"),
     ("ruff", "ruff check findings"),
@@ -53,6 +55,7 @@ pub(crate) fn exports(format: &str) -> bool {
 fn recognisers(reads: &[&str]) -> Recognisers<Found> {
     Registration::of(reads)
         .add_in(&["make"], make::Make)
+        .add_in(&["cmake"], cmake::Cmake::default())
         .add_in(&["gcc"], gcc::Gcc::default())
         .add_in(&["go"], go::Go::default())
         .add_in(&["mypy"], mypy::Mypy::default())
