@@ -7,6 +7,7 @@ use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
 const TOOLS: &[(&str, &str, &str, Option<&str>)] = &[
     ("make", "make", "make", Some("targets and make flags")),
     ("cmake", "cmake", "cmake", Some("-B build, or --build build")),
+    ("ninja", "ninja", "ninja", Some("targets and ninja flags")),
     ("go.build", "go", "go build ./...", Some("flags; packages replace ./...")),
     ("go.test", "go", "go test ./...", Some("flags; packages replace ./...")),
     ("go.vet", "go", "go vet ./...", Some("flags; packages replace ./...")),
@@ -26,6 +27,7 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
             let spec = match *name {
                 "make" => spec.runs(&["make"]),
                 "cmake" => spec.runs(&["cmake"]),
+                "ninja" => spec.runs(&["ninja"]),
                 "python.ruff" => spec.runs(&["ruff", "check"]),
                 _ => spec,
             };
@@ -46,8 +48,8 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
 pub(crate) fn formats_of(tool: &str) -> &'static [&'static str] {
     match tool {
         // A CMake project's makefiles run cmake again when a CMakeLists.txt changed, and
-        // `cmake --build` runs make: each may print the other's lines.
-        "make" | "cmake" => &["make", "cmake", "gcc", "fallback"],
+        // `cmake --build` runs make or ninja: each of the three may print the others' lines.
+        "make" | "cmake" | "ninja" => &["make", "cmake", "ninja", "gcc", "fallback"],
         "go.build" | "go.test" | "go.vet" => &["go"],
         "python.mypy" => &["mypy"],
         "python.ruff" => &["ruff"],
@@ -65,6 +67,10 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         "cmake" => {
             check_cmake_args(args, request)?;
             Ok(CommandPlan::new("cmake").with_args(args.iter().cloned()))
+        }
+        "ninja" => {
+            check_paths(args, request, NINJA_PATHS)?;
+            Ok(CommandPlan::new("ninja").with_args(args.iter().cloned()))
         }
         "go.build" | "go.test" | "go.vet" => {
             let verb = &request.tool[3..];
@@ -173,6 +179,8 @@ fn check_cmake_args(args: &[String], request: &PlanRequest) -> Result<(), String
     }
     check_paths(args, request, CMAKE_PATHS)
 }
+
+const NINJA_PATHS: &[&str] = &["-C", "-f"];
 
 /// The values of `options` in `args` stay inside the roots.
 fn check_paths(args: &[String], request: &PlanRequest, options: &[&str]) -> Result<(), String> {
@@ -388,6 +396,7 @@ mod tests {
     fn builds_the_commands() {
         assert_eq!(command("make", &["check", "-j4"]), ["make", "check", "-j4"]);
         assert_eq!(command("cmake", &["--build", "build"]), ["cmake", "--build", "build"]);
+        assert_eq!(command("ninja", &["-C", "build"]), ["ninja", "-C", "build"]);
         assert_eq!(command("go.test", &[]), ["go", "test", "./..."]);
         assert_eq!(
             command("go.test", &["-run", "TestX/sub", "-v"]),
@@ -428,6 +437,7 @@ mod tests {
             ("make", &["-f", "/elsewhere/Makefile"]),
             ("cmake", &["-S", ".", "-B", "/elsewhere/build"]),
             ("cmake", &["--build", "../build"]),
+            ("ninja", &["-C", "/elsewhere"]),
             ("go.test", &["-C", "/elsewhere"]),
             ("go.build", &["-o", "/elsewhere/bin"]),
             ("go.test", &["-coverprofile=/elsewhere/c.out"]),

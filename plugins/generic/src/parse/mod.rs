@@ -14,6 +14,7 @@ mod gcc;
 mod go;
 mod make;
 mod mypy;
+mod ninja;
 mod pyright;
 mod ruff;
 mod shellcheck;
@@ -32,6 +33,7 @@ const FORMATS: &[(&str, &str)] = &[
     ("gcc", "gcc/clang diagnostics and ld errors"),
     ("make", "GNU make's own errors"),
     ("cmake", "CMake's errors and warnings"),
+    ("ninja", "ninja's own errors"),
     ("go", "go build, vet and test output"),
     ("mypy", "mypy errors and notes"),
     ("ruff", "ruff check findings"),
@@ -56,6 +58,7 @@ fn recognisers(reads: &[&str]) -> Recognisers<Found> {
     Registration::of(reads)
         .add_in(&["make"], make::Make)
         .add_in(&["cmake"], cmake::Cmake::default())
+        .add_in(&["ninja"], ninja::Ninja)
         .add_in(&["gcc"], gcc::Gcc::default())
         .add_in(&["go"], go::Go::default())
         .add_in(&["mypy"], mypy::Mypy::default())
