@@ -8,6 +8,7 @@ const TOOLS: &[(&str, &str, &str, Option<&str>)] = &[
     ("make", "make", "make", Some("targets and make flags")),
     ("cmake", "cmake", "cmake", Some("-B build, or --build build")),
     ("ninja", "ninja", "ninja", Some("targets and ninja flags")),
+    ("ctest", "ctest", "ctest", Some("--test-dir build and ctest flags")),
     ("go.build", "go", "go build ./...", Some("flags; packages replace ./...")),
     ("go.test", "go", "go test ./...", Some("flags; packages replace ./...")),
     ("go.vet", "go", "go vet ./...", Some("flags; packages replace ./...")),
@@ -28,6 +29,7 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
                 "make" => spec.runs(&["make"]),
                 "cmake" => spec.runs(&["cmake"]),
                 "ninja" => spec.runs(&["ninja"]),
+                "ctest" => spec.runs(&["ctest"]),
                 "python.ruff" => spec.runs(&["ruff", "check"]),
                 _ => spec,
             };
@@ -47,9 +49,10 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
 /// `parse` registers them.
 pub(crate) fn formats_of(tool: &str) -> &'static [&'static str] {
     match tool {
-        // A CMake project's makefiles run cmake again when a CMakeLists.txt changed, and
-        // `cmake --build` runs make or ninja: each of the three may print the others' lines.
-        "make" | "cmake" | "ninja" => &["make", "cmake", "ninja", "gcc", "fallback"],
+        // A CMake project's makefiles run cmake again when a CMakeLists.txt changed,
+        // `cmake --build` runs make or ninja, and its `test` target runs ctest: each may print
+        // the others' lines.
+        "make" | "cmake" | "ninja" | "ctest" => &["make", "cmake", "ninja", "ctest", "gcc", "fallback"],
         "go.build" | "go.test" | "go.vet" => &["go"],
         "python.mypy" => &["mypy"],
         "python.ruff" => &["ruff"],
@@ -71,6 +74,10 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         "ninja" => {
             check_paths(args, request, NINJA_PATHS)?;
             Ok(CommandPlan::new("ninja").with_args(args.iter().cloned()))
+        }
+        "ctest" => {
+            check_paths(args, request, CTEST_PATHS)?;
+            Ok(CommandPlan::new("ctest").with_args(args.iter().cloned()))
         }
         "go.build" | "go.test" | "go.vet" => {
             let verb = &request.tool[3..];
@@ -181,6 +188,8 @@ fn check_cmake_args(args: &[String], request: &PlanRequest) -> Result<(), String
 }
 
 const NINJA_PATHS: &[&str] = &["-C", "-f"];
+
+const CTEST_PATHS: &[&str] = &["--test-dir", "-O", "--output-log", "--output-junit", "--resource-spec-file"];
 
 /// The values of `options` in `args` stay inside the roots.
 fn check_paths(args: &[String], request: &PlanRequest, options: &[&str]) -> Result<(), String> {
@@ -397,6 +406,7 @@ mod tests {
         assert_eq!(command("make", &["check", "-j4"]), ["make", "check", "-j4"]);
         assert_eq!(command("cmake", &["--build", "build"]), ["cmake", "--build", "build"]);
         assert_eq!(command("ninja", &["-C", "build"]), ["ninja", "-C", "build"]);
+        assert_eq!(command("ctest", &["--test-dir", "build"]), ["ctest", "--test-dir", "build"]);
         assert_eq!(command("go.test", &[]), ["go", "test", "./..."]);
         assert_eq!(
             command("go.test", &["-run", "TestX/sub", "-v"]),
@@ -438,6 +448,7 @@ mod tests {
             ("cmake", &["-S", ".", "-B", "/elsewhere/build"]),
             ("cmake", &["--build", "../build"]),
             ("ninja", &["-C", "/elsewhere"]),
+            ("ctest", &["--test-dir", "/elsewhere"]),
             ("go.test", &["-C", "/elsewhere"]),
             ("go.build", &["-o", "/elsewhere/bin"]),
             ("go.test", &["-coverprofile=/elsewhere/c.out"]),

@@ -9,6 +9,7 @@
 //! failure.
 
 mod cmake;
+mod ctest;
 mod fallback;
 mod gcc;
 mod go;
@@ -34,6 +35,7 @@ const FORMATS: &[(&str, &str)] = &[
     ("make", "GNU make's own errors"),
     ("cmake", "CMake's errors and warnings"),
     ("ninja", "ninja's own errors"),
+    ("ctest", "ctest's test report"),
     ("go", "go build, vet and test output"),
     ("mypy", "mypy errors and notes"),
     ("ruff", "ruff check findings"),
@@ -59,6 +61,7 @@ fn recognisers(reads: &[&str]) -> Recognisers<Found> {
         .add_in(&["make"], make::Make)
         .add_in(&["cmake"], cmake::Cmake::default())
         .add_in(&["ninja"], ninja::Ninja)
+        .add_in(&["ctest"], ctest::Ctest::default())
         .add_in(&["gcc"], gcc::Gcc::default())
         .add_in(&["go"], go::Go::default())
         .add_in(&["mypy"], mypy::Mypy::default())
