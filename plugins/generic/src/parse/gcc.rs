@@ -1,6 +1,7 @@
 //! gcc and clang diagnostics (`file:line:col: error: message [-Wflag]`), the `In file included
 //! from` chain before one, the notes after it, its code frame, and the linker's errors as the
 //! compiler driver shows them (`file.c:(.text+0xa): undefined reference to `f'`).
+//! UndefinedBehaviorSanitizer's `s.c:3:22: runtime error: …` has the same shape and is an error.
 
 use super::{Found, add_note, at, extend, int};
 use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, Text, Wants};
@@ -9,7 +10,7 @@ use std::sync::LazyLock;
 
 static DIAGNOSTIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>\s*\S.*)$",
+        r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|runtime error|warning|note): (?P<msg>\s*\S.*)$",
     )
     .expect("valid regex")
 });
@@ -93,7 +94,8 @@ impl Recogniser<Found> for Gcc {
         if !(text.contains(": error: ")
             || text.contains(": warning: ")
             || text.contains(": note: ")
-            || text.contains(": fatal error: "))
+            || text.contains(": fatal error: ")
+            || text.contains(": runtime error: "))
         {
             return self.linker(text, number, found);
         }

@@ -18,6 +18,7 @@ mod mypy;
 mod ninja;
 mod pyright;
 mod ruff;
+mod sanitizer;
 mod shellcheck;
 
 use buildvise_plugin_api::{
@@ -31,7 +32,7 @@ const MAX_TEXT: usize = 400;
 /// The formats this plugin exports, `(name, description)`: each is the name its recogniser is
 /// registered with in [`recognisers`].
 const FORMATS: &[(&str, &str)] = &[
-    ("gcc", "gcc/clang diagnostics and ld errors"),
+    ("gcc", "gcc/clang diagnostics, ld errors and sanitizer reports"),
     ("make", "GNU make's own errors"),
     ("cmake", "CMake's errors and warnings"),
     ("ninja", "ninja's own errors"),
@@ -63,6 +64,7 @@ fn recognisers(reads: &[&str]) -> Recognisers<Found> {
         .add_in(&["ninja"], ninja::Ninja)
         .add_in(&["ctest"], ctest::Ctest::default())
         .add_in(&["gcc"], gcc::Gcc::default())
+        .add_in(&["gcc"], sanitizer::Sanitizer)
         .add_in(&["go"], go::Go::default())
         .add_in(&["mypy"], mypy::Mypy::default())
         .add_in(&["ruff"], ruff::Ruff::default())
