@@ -1,6 +1,7 @@
 //! GNU make's own lines: its errors (`make: *** No rule to make target 'x'.  Stop.`,
 //! `Makefile:2: *** missing separator.  Stop.`), its warnings, the directories a recursive make
-//! enters, and the failed recipe (`make: *** [Makefile:10: main.o] Error 1`).
+//! enters, the failed recipe (`make: *** [Makefile:10: main.o] Error 1`), and what a recipe's
+//! shell says of its commands (`/bin/sh: 1: gccc: not found`).
 //!
 //! A failed recipe is a consequence: the recipe's own command printed why it failed (the
 //! compiler's errors), and repeating "main.o failed" under them costs tokens and says nothing.
@@ -28,6 +29,12 @@ static AT_FILE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
+/// A recipe's shell about one of its commands: `/bin/sh: 1: gccc: not found`, `/bin/bash: line
+/// 1: gccc: command not found`.
+static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:/usr)?(?:/bin/)?(?:ba|da)?sh: (?:line )?\d+: (?P<msg>.+)$").expect("valid regex")
+});
+
 /// What make says before an error or a warning at a line of a makefile.
 static ERROR_AT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": *** "));
 static WARNING_AT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(": warning: "));
@@ -36,7 +43,8 @@ pub(crate) struct Make;
 
 impl Recogniser<Found> for Make {
     fn wants(&self) -> Wants {
-        Wants::starts(&["make:", "make[", "gmake:", "gmake["]).or_test(is_at_a_file_line)
+        Wants::starts(&["make:", "make[", "gmake:", "gmake[", "/bin/sh: ", "/bin/bash: ", "sh: ", "bash: "])
+            .or_test(is_at_a_file_line)
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
@@ -44,6 +52,13 @@ impl Recogniser<Found> for Make {
         if PREFIX.is_match(text) {
             let rest = &text[text.find(": ").map_or(0, |i| i + 2)..];
             self.own(rest, number, found);
+            return true;
+        }
+        if let Some(caps) = SHELL.captures(text) {
+            // A recipe's shell: `gccc: not found` is why the recipe failed, when it failed; a
+            // recipe may also run `cmd || true` and go on.
+            let d = Diagnostic::error(caps["msg"].trim()).with_log_range(number, number);
+            found.unsure.push(d);
             return true;
         }
         let Some(caps) = AT_FILE.captures(text) else { return false };
@@ -171,6 +186,18 @@ make[1]: *** Deleting intermediate file 'y.c'
         assert_eq!(brief(&parse(FORMATS, log, 2)), ["error Makefile:3 recipe for `a.o` failed: Error 1"]);
         let aborted = "make: *** [Makefile:2: test] Aborted\n";
         assert_eq!(brief(&parse(FORMATS, aborted, 2)), ["error Makefile:2 recipe for `test` failed: Aborted"]);
+    }
+
+    #[test]
+    fn a_recipe_s_shell_says_why_the_recipe_failed() {
+        // GNU Make 4.3 with dash as /bin/sh, and with SHELL=/bin/bash.
+        let dash =
+            "gccc -c t.c -o t.o && echo ok\n/bin/sh: 1: gccc: not found\nmake: *** [Makefile:2: all] Error 127\n";
+        assert_eq!(brief(&parse(FORMATS, dash, 2)), ["error - gccc: not found"]);
+        let bash = "/bin/bash: line 1: gccc: command not found\nmake: *** [Makefile:2: all] Error 127\n";
+        assert_eq!(brief(&parse(FORMATS, bash, 2)), ["error - gccc: command not found"]);
+        let went_on = "/bin/sh: 1: lint: not found\n";
+        assert_eq!(brief(&parse(FORMATS, went_on, 0)), ["warning - lint: not found"]);
     }
 
     #[test]
