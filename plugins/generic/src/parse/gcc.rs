@@ -143,11 +143,9 @@ impl Gcc {
         if program.contains(' ') {
             return None;
         }
-        let name = program.rsplit('/').next().unwrap_or(program);
+        let name = tool_name(program);
         let is_ld = name == "ld" || name.starts_with("ld.");
-        let is_driver = ["cc", "gcc", "g++", "c++", "clang", "clang++", "cc1", "cc1plus", "collect2"]
-            .iter()
-            .any(|d| name == *d || name.strip_prefix(d).is_some_and(|v| v.starts_with('-')));
+        let is_driver = ["cc", "gcc", "g++", "c++", "clang", "clang++", "cc1", "cc1plus", "collect2"].contains(&name);
         if !is_ld && !is_driver {
             return None;
         }
@@ -211,6 +209,20 @@ impl Gcc {
         self.open = found.push(d);
         true
     }
+}
+
+/// The tool a program's name says, without its folder, its version and the target a cross
+/// toolchain names it for: `/usr/bin/ld`, `clang-14`, `x86_64-linux-gnu-gcc-12` and
+/// `arm-none-eabi-ld.bfd` are ld, clang, gcc and ld.bfd.
+fn tool_name(program: &str) -> &str {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let name = match name.rsplit_once('-') {
+        Some((rest, version)) if !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit() || b == b'.') => {
+            rest
+        }
+        _ => name,
+    };
+    name.rsplit('-').next().unwrap_or(name)
 }
 
 /// The flag that enabled a warning: clang names `-Werror` first when it made the warning an error
@@ -447,6 +459,23 @@ collect2: error: ld returned 1 exit status
         assert_eq!(
             brief(&parse(&["gcc"], log, 0)),
             ["warning - -lm: 'linker' input unused [-Wunused-command-line-argument]"]
+        );
+    }
+
+    #[test]
+    fn a_versioned_or_cross_compiler_s_driver_and_linker_are_known() {
+        let log = "\
+x86_64-linux-gnu-gcc-12: error: unrecognized command-line option ‘-Wnosuch’
+clang-14: warning: -lm: 'linker' input unused [-Wunused-command-line-argument]
+arm-none-eabi-ld: cannot find -lnosys
+";
+        assert_eq!(
+            brief(&parse(&["gcc"], log, 1)),
+            [
+                "error - unrecognized command-line option ‘-Wnosuch’",
+                "warning - -lm: 'linker' input unused [-Wunused-command-line-argument]",
+                "error - cannot find -lnosys",
+            ]
         );
     }
 }
