@@ -51,8 +51,8 @@ pub(crate) fn formats_of(tool: &str) -> &'static [&'static str] {
     match tool {
         // A CMake project's makefiles run cmake again when a CMakeLists.txt changed,
         // `cmake --build` runs make or ninja, and its `test` target runs ctest: each may print
-        // the others' lines.
-        "make" | "cmake" | "ninja" | "ctest" => &["make", "cmake", "ninja", "ctest", "gcc", "fallback"],
+        // the others' lines. `make check` runs automake's test harness.
+        "make" | "cmake" | "ninja" | "ctest" => &["make", "cmake", "ninja", "ctest", "automake", "gcc", "fallback"],
         "go.build" | "go.test" | "go.vet" => &["go"],
         "python.mypy" => &["mypy"],
         "python.ruff" => &["ruff"],

@@ -8,6 +8,7 @@
 //! exit status`, go's `FAIL pkg [build failed]`) are kept only when nothing else explains the
 //! failure.
 
+mod automake;
 mod cmake;
 mod ctest;
 mod fallback;
@@ -37,6 +38,7 @@ const FORMATS: &[(&str, &str)] = &[
     ("cmake", "CMake's errors and warnings"),
     ("ninja", "ninja's own errors"),
     ("ctest", "ctest's test report"),
+    ("automake", "make check's test harness report"),
     ("go", "go build, vet and test output"),
     ("mypy", "mypy errors and notes"),
     ("ruff", "ruff check findings"),
@@ -63,6 +65,7 @@ fn recognisers(reads: &[&str]) -> Recognisers<Found> {
         .add_in(&["cmake"], cmake::Cmake::default())
         .add_in(&["ninja"], ninja::Ninja)
         .add_in(&["ctest"], ctest::Ctest::default())
+        .add_in(&["automake"], automake::Automake::default())
         .add_in(&["gcc"], gcc::Gcc::default())
         .add_in(&["gcc"], sanitizer::Sanitizer)
         .add_in(&["go"], go::Go::default())
