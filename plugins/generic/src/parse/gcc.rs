@@ -34,6 +34,11 @@ static CHAIN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?   (?P<what>\S.*)$").expect("valid regex")
 });
 
+/// Where lld places a symbol error: `>>> referenced by m.c:2 (/x/m.c:2)`, `>>> defined at a.c`.
+static PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^>>> (?:referenced by|defined at) (?P<file>[^\s:()]+)(?::(?P<line>\d+))?").expect("valid regex")
+});
+
 /// A linker error about a symbol, at the source file (and line, with debug info) that refers to
 /// it, or at an object file: `linkmain.c:(.text+0xa): undefined reference to `compute'`.
 static SYMBOL: LazyLock<Regex> = LazyLock::new(|| {
@@ -50,6 +55,8 @@ pub(crate) struct Gcc {
     included: Vec<String>,
     /// Whether the last diagnostic added is this recogniser's, so notes and frames belong to it.
     open: bool,
+    /// An lld symbol error, until its `>>>` lines have said where it is.
+    unplaced: Option<Diagnostic>,
 }
 
 impl Recogniser<Found> for Gcc {
@@ -59,8 +66,17 @@ impl Recogniser<Found> for Gcc {
         Wants::every()
     }
 
+    fn flush(&mut self, found: &mut Found) {
+        self.push_unplaced(found);
+    }
+
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
+        if text.starts_with(">>> ") && self.unplaced.is_some() {
+            self.place(text, number, found);
+            return true;
+        }
+        self.push_unplaced(found);
         if let Some(from) = text.strip_prefix("In file included from ").or_else(|| from_line(text)) {
             let from = from.trim_end_matches([',', ':']);
             self.included.push(format!("included from {from}"));
@@ -151,21 +167,7 @@ impl Gcc {
         }
         self.open = false;
         if is_ld {
-            // `/usr/bin/ld: main.o: in function `main':` only says where the next line's symbol
-            // was used; the next line names the source file.
-            if rest.contains(": in function `") || rest.starts_with("warning: ") && rest.contains("in function") {
-                return Some(true);
-            }
-            if SYMBOL.is_match(text) {
-                return Some(self.linker(text, number, found));
-            }
-            let d = match rest.strip_prefix("warning: ") {
-                Some(warning) => Diagnostic::warning(warning.trim()),
-                None => Diagnostic::error(rest.trim()),
-            };
-            let d = d.with_log_range(number, number);
-            self.open = found.push(d);
-            return Some(true);
+            return Some(self.ld(text, rest, number, found));
         }
         let rest = rest.trim();
         if rest.starts_with("error: ld returned") || rest.starts_with("error: linker command failed") {
@@ -186,6 +188,53 @@ impl Gcc {
         Some(true)
     }
 
+    /// A line of ld's own: GNU ld's `in function` (which only says where the next line's symbol
+    /// was used), a symbol error at a source file, any other error or warning; lld's symbol
+    /// errors wait for the `>>>` lines that place them.
+    fn ld(&mut self, text: &str, rest: &str, number: u64, found: &mut Found) -> bool {
+        if rest.contains(": in function `") || rest.starts_with("warning: ") && rest.contains("in function") {
+            return true;
+        }
+        if SYMBOL.is_match(text) {
+            return self.linker(text, number, found);
+        }
+        let d = match rest.strip_prefix("warning: ") {
+            Some(warning) => Diagnostic::warning(warning.trim()),
+            None => Diagnostic::error(rest.strip_prefix("error: ").unwrap_or(rest).trim()),
+        };
+        let d = d.with_log_range(number, number);
+        if d.message.starts_with("undefined symbol: ") || d.message.starts_with("duplicate symbol: ") {
+            self.unplaced = Some(d);
+        } else {
+            self.open = found.push(d);
+        }
+        true
+    }
+
+    /// lld's `>>> referenced by m.c:2 (/x/m.c:2)` or `>>> defined at a.c` under a symbol error:
+    /// an undefined symbol is placed at its first reference in a source file, a duplicate at its
+    /// last definition, as GNU ld places it at the definition that came second; the other lines
+    /// (objects, more references) are its body.
+    fn place(&mut self, text: &str, number: u64, found: &Found) {
+        let Some(mut d) = self.unplaced.take() else { return };
+        let duplicate = d.message.starts_with("duplicate symbol: ");
+        if (d.file.is_none() || duplicate)
+            && let Some(caps) = PLACE.captures(text)
+            && !is_object(&caps["file"])
+        {
+            d = d.with_location(found.path(&caps["file"]), int(caps.name("line")), None);
+        }
+        extend(&mut d, number);
+        self.unplaced = Some(d);
+    }
+
+    /// Adds the lld error the `>>>` lines were placing.
+    fn push_unplaced(&mut self, found: &mut Found) {
+        if let Some(d) = self.unplaced.take() {
+            self.open = found.push(d);
+        }
+    }
+
     fn linker(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
         if !(text.contains("undefined reference to") || text.contains("multiple definition of")) {
             return false;
@@ -198,7 +247,7 @@ impl Gcc {
             Some((message, first)) if first.ends_with("first defined here") => (message, Some(first)),
             _ => (&caps["msg"], None),
         };
-        let mut d = if file.ends_with(".o") || file.ends_with(".a") || file.ends_with(')') {
+        let mut d = if is_object(file) {
             Diagnostic::error(message).with_log_range(number, number)
         } else {
             at(Severity::Error, message, found.path(file), int(caps.name("line")), None, number)
@@ -209,6 +258,11 @@ impl Gcc {
         self.open = found.push(d);
         true
     }
+}
+
+/// An object file or archive member, which names no source: `main.o`, `libx.a(y.o)`.
+fn is_object(file: &str) -> bool {
+    file.ends_with(".o") || file.ends_with(".a") || file.ends_with(')')
 }
 
 /// The tool a program's name says, without its folder, its version and the target a cross
@@ -477,5 +531,35 @@ arm-none-eabi-ld: cannot find -lnosys
                 "error - cannot find -lnosys",
             ]
         );
+    }
+
+    #[test]
+    fn lld_s_symbol_errors_are_placed_by_their_first_source_reference() {
+        // ld.lld 14.0.6 through clang 14.0.6, with -g and without.
+        let log = "\
+ld.lld-14: error: undefined symbol: compute
+>>> referenced by m.c:2 (/home/dev/src/demo/m.c:2)
+>>>               /home/dev/src/demo/objtmp/m-4a7cf7.o:(main)
+>>> referenced by m.c:2 (/home/dev/src/demo/m.c:2)
+>>>               /home/dev/src/demo/objtmp/m-4a7cf7.o:(main)
+clang: error: linker command failed with exit code 1 (use -v to see invocation)
+ld.lld-14: error: duplicate symbol: helper
+>>> defined at a.c
+>>>            a.o:(helper)
+>>> defined at b.c
+>>>            b.o:(.text+0x0)
+ld.lld-14: error: undefined symbol: lost
+>>> referenced by x.o:(main)
+";
+        let result = parse(&["gcc"], log, 1);
+        assert_eq!(
+            brief(&result),
+            [
+                "error m.c:2 undefined symbol: compute",
+                "error b.c duplicate symbol: helper",
+                "error - undefined symbol: lost"
+            ]
+        );
+        assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 5)));
     }
 }
