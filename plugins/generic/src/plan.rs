@@ -51,8 +51,11 @@ pub(crate) fn formats_of(tool: &str) -> &'static [&'static str] {
     match tool {
         // A CMake project's makefiles run cmake again when a CMakeLists.txt changed,
         // `cmake --build` runs make or ninja, and its `test` target runs ctest: each may print
-        // the others' lines. `make check` runs automake's test harness.
-        "make" | "cmake" | "ninja" | "ctest" => &["make", "cmake", "ninja", "ctest", "automake", "gcc", "fallback"],
+        // the others' lines. `make check` runs automake's test harness, and a C++ project's
+        // tests are often GoogleTest programs.
+        "make" | "cmake" | "ninja" | "ctest" => {
+            &["make", "cmake", "ninja", "ctest", "automake", "gtest", "gcc", "fallback"]
+        }
         "go.build" | "go.test" | "go.vet" => &["go"],
         "python.mypy" => &["mypy"],
         "python.ruff" => &["ruff"],

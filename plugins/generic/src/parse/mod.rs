@@ -14,6 +14,7 @@ mod ctest;
 mod fallback;
 mod gcc;
 mod go;
+mod gtest;
 mod make;
 mod mypy;
 mod ninja;
@@ -39,6 +40,7 @@ const FORMATS: &[(&str, &str)] = &[
     ("ninja", "ninja's own errors"),
     ("ctest", "ctest's test report"),
     ("automake", "make check's test harness report"),
+    ("gtest", "GoogleTest's test report"),
     ("go", "go build, vet and test output"),
     ("mypy", "mypy errors and notes"),
     ("ruff", "ruff check findings"),
@@ -66,6 +68,7 @@ fn recognisers(reads: &[&str]) -> Recognisers<Found> {
         .add_in(&["ninja"], ninja::Ninja)
         .add_in(&["ctest"], ctest::Ctest::default())
         .add_in(&["automake"], automake::Automake::default())
+        .add_in(&["gtest"], gtest::Gtest::default())
         .add_in(&["gcc"], gcc::Gcc::default())
         .add_in(&["gcc"], sanitizer::Sanitizer)
         .add_in(&["go"], go::Go::default())
