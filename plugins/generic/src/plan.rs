@@ -6,6 +6,9 @@ use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
 /// these tools.
 const TOOLS: &[(&str, &str, &str, Option<&str>)] = &[
     ("make", "make", "make", Some("targets and make flags")),
+    ("cmake", "cmake", "cmake", Some("-B build, or --build build")),
+    ("ninja", "ninja", "ninja", Some("targets and ninja flags")),
+    ("ctest", "ctest", "ctest", Some("--test-dir build and ctest flags")),
     ("go.build", "go", "go build ./...", Some("flags; packages replace ./...")),
     ("go.test", "go", "go test ./...", Some("flags; packages replace ./...")),
     ("go.vet", "go", "go vet ./...", Some("flags; packages replace ./...")),
@@ -24,6 +27,9 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
             // where go.test's plan tests ./..., and `mypy` alone checks nothing.
             let spec = match *name {
                 "make" => spec.runs(&["make"]),
+                "cmake" => spec.runs(&["cmake"]),
+                "ninja" => spec.runs(&["ninja"]),
+                "ctest" => spec.runs(&["ctest"]),
                 "python.ruff" => spec.runs(&["ruff", "check"]),
                 _ => spec,
             };
@@ -43,7 +49,13 @@ pub(crate) fn tools(found: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
 /// `parse` registers them.
 pub(crate) fn formats_of(tool: &str) -> &'static [&'static str] {
     match tool {
-        "make" => &["make", "gcc", "fallback"],
+        // A CMake project's makefiles run cmake again when a CMakeLists.txt changed,
+        // `cmake --build` runs make or ninja, and its `test` target runs ctest: each may print
+        // the others' lines. `make check` runs automake's test harness, and a C++ project's
+        // tests are often GoogleTest programs.
+        "make" | "cmake" | "ninja" | "ctest" => {
+            &["make", "cmake", "ninja", "ctest", "automake", "gtest", "gcc", "fallback"]
+        }
         "go.build" | "go.test" | "go.vet" => &["go"],
         "python.mypy" => &["mypy"],
         "python.ruff" => &["ruff"],
@@ -57,6 +69,18 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         "make" => {
             check_make_args(args, request)?;
             Ok(CommandPlan::new("make").with_args(args.iter().cloned()))
+        }
+        "cmake" => {
+            check_cmake_args(args, request)?;
+            Ok(CommandPlan::new("cmake").with_args(args.iter().cloned()))
+        }
+        "ninja" => {
+            check_paths(args, request, NINJA_PATHS)?;
+            Ok(CommandPlan::new("ninja").with_args(args.iter().cloned()))
+        }
+        "ctest" => {
+            check_paths(args, request, CTEST_PATHS)?;
+            Ok(CommandPlan::new("ctest").with_args(args.iter().cloned()))
         }
         "go.build" | "go.test" | "go.vet" => {
             let verb = &request.tool[3..];
@@ -148,6 +172,32 @@ fn check_make_args(args: &[String], request: &PlanRequest) -> Result<(), String>
             return Err("`--eval` adds make code to the run; put the rule in the Makefile and name its target".into());
         }
         if let Some((flag, Some(path))) = value_of(args, i, MAKE_PATHS) {
+            request.check_path(flag, path)?;
+        }
+    }
+    Ok(())
+}
+
+/// cmake's options that name a folder or a file it reads or writes.
+const CMAKE_PATHS: &[&str] = &["-S", "-B", "--build", "-C", "-P", "--install", "--toolchain", "--graphviz"];
+
+/// `-E` is refused: it is cmake's portable shell (`cmake -E rm -r …`), not a configure or a build.
+/// Paths stay inside the roots.
+fn check_cmake_args(args: &[String], request: &PlanRequest) -> Result<(), String> {
+    if args.iter().any(|a| a == "-E") {
+        return Err("`-E` runs a command, not a configure or a build; run that command yourself".into());
+    }
+    check_paths(args, request, CMAKE_PATHS)
+}
+
+const NINJA_PATHS: &[&str] = &["-C", "-f"];
+
+const CTEST_PATHS: &[&str] = &["--test-dir", "-O", "--output-log", "--output-junit", "--resource-spec-file"];
+
+/// The values of `options` in `args` stay inside the roots.
+fn check_paths(args: &[String], request: &PlanRequest, options: &[&str]) -> Result<(), String> {
+    for i in 0..args.len() {
+        if let Some((flag, Some(path))) = value_of(args, i, options) {
             request.check_path(flag, path)?;
         }
     }
@@ -357,6 +407,9 @@ mod tests {
     #[test]
     fn builds_the_commands() {
         assert_eq!(command("make", &["check", "-j4"]), ["make", "check", "-j4"]);
+        assert_eq!(command("cmake", &["--build", "build"]), ["cmake", "--build", "build"]);
+        assert_eq!(command("ninja", &["-C", "build"]), ["ninja", "-C", "build"]);
+        assert_eq!(command("ctest", &["--test-dir", "build"]), ["ctest", "--test-dir", "build"]);
         assert_eq!(command("go.test", &[]), ["go", "test", "./..."]);
         assert_eq!(
             command("go.test", &["-run", "TestX/sub", "-v"]),
@@ -380,6 +433,7 @@ mod tests {
             ("go.build", &["-toolexec=x"], "another program"),
             ("go.test", &["-json"], "replaces the output"),
             ("make", &["--eval=all:;@id"], "adds make code"),
+            ("cmake", &["-E", "rm", "-rf", "src"], "runs a command"),
             ("cargo.build", &[], "unknown tool"),
         ] {
             let err = plan(&request(tool, args)).expect_err(says);
@@ -394,6 +448,10 @@ mod tests {
             ("make", &["-C/elsewhere"]),
             ("make", &["--directory=../x"]),
             ("make", &["-f", "/elsewhere/Makefile"]),
+            ("cmake", &["-S", ".", "-B", "/elsewhere/build"]),
+            ("cmake", &["--build", "../build"]),
+            ("ninja", &["-C", "/elsewhere"]),
+            ("ctest", &["--test-dir", "/elsewhere"]),
             ("go.test", &["-C", "/elsewhere"]),
             ("go.build", &["-o", "/elsewhere/bin"]),
             ("go.test", &["-coverprofile=/elsewhere/c.out"]),
@@ -406,6 +464,7 @@ mod tests {
             assert!(err.contains("points outside"), "{tool} {args:?}: {err}");
         }
         assert!(plan(&request("make", &["-C", "sub", "-f", "Other.mk"])).is_ok());
+        assert!(plan(&request("cmake", &["-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug"])).is_ok());
         assert!(plan(&request("python.ruff", &["--config", "line-length = 100"])).is_ok());
     }
 }

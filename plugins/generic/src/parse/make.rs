@@ -1,6 +1,7 @@
 //! GNU make's own lines: its errors (`make: *** No rule to make target 'x'.  Stop.`,
 //! `Makefile:2: *** missing separator.  Stop.`), its warnings, the directories a recursive make
-//! enters, and the failed recipe (`make: *** [Makefile:10: main.o] Error 1`).
+//! enters, the failed recipe (`make: *** [Makefile:10: main.o] Error 1`), and what a recipe's
+//! shell says of its commands (`/bin/sh: 1: gccc: not found`).
 //!
 //! A failed recipe is a consequence: the recipe's own command printed why it failed (the
 //! compiler's errors), and repeating "main.o failed" under them costs tokens and says nothing.
@@ -16,16 +17,22 @@ use std::sync::LazyLock;
 /// `make: `, `make[2]: `, `gmake: ` at the start of a line; the rest.
 static PREFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^g?make(?:\[\d+\])?: ").expect("valid regex"));
 
-/// `[Makefile:10: main.o] Error 1` (make 4) or `[main.o] Error 1` (older makes).
+/// `[Makefile:10: main.o] Error 1` (make 4) or `[main.o] Error 1` (older makes); a recipe killed
+/// by a signal says the signal (`Aborted`, `Segmentation fault (core dumped)`).
 static RECIPE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] (?P<what>Error \d+|Interrupt|Segmentation fault.*|Killed.*)")
-        .expect("valid regex")
+    Regex::new(r"^\[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] (?P<what>\S.*)").expect("valid regex")
 });
 
 /// `Makefile:2: *** missing separator.  Stop.` or `rules.mk:5: warning: overriding recipe…`.
 static AT_FILE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<file>[^\s:]+):(?P<line>\d+): (?:\*\*\* (?P<error>.*)|warning: (?P<warning>.*))$")
         .expect("valid regex")
+});
+
+/// A recipe's shell about one of its commands: `/bin/sh: 1: gccc: not found`, `/bin/bash: line
+/// 1: gccc: command not found`.
+static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:/usr)?(?:/bin/)?(?:ba|da)?sh: (?:line )?\d+: (?P<msg>.+)$").expect("valid regex")
 });
 
 /// What make says before an error or a warning at a line of a makefile.
@@ -36,7 +43,8 @@ pub(crate) struct Make;
 
 impl Recogniser<Found> for Make {
     fn wants(&self) -> Wants {
-        Wants::starts(&["make:", "make[", "gmake:", "gmake["]).or_test(is_at_a_file_line)
+        Wants::starts(&["make:", "make[", "gmake:", "gmake[", "/bin/sh: ", "/bin/bash: ", "sh: ", "bash: "])
+            .or_test(is_at_a_file_line)
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
@@ -44,6 +52,13 @@ impl Recogniser<Found> for Make {
         if PREFIX.is_match(text) {
             let rest = &text[text.find(": ").map_or(0, |i| i + 2)..];
             self.own(rest, number, found);
+            return true;
+        }
+        if let Some(caps) = SHELL.captures(text) {
+            // A recipe's shell: `gccc: not found` is why the recipe failed, when it failed; a
+            // recipe may also run `cmd || true` and go on.
+            let d = Diagnostic::error(caps["msg"].trim()).with_log_range(number, number);
+            found.unsure.push(d);
             return true;
         }
         let Some(caps) = AT_FILE.captures(text) else { return false };
@@ -79,6 +94,10 @@ impl Make {
             return;
         }
         if let Some(error) = rest.strip_prefix("*** ") {
+            // `-j`'s wait for the other recipes, and the target a failed recipe left half-made.
+            if error.starts_with("Waiting for unfinished jobs") || error.starts_with("Deleting ") {
+                return;
+            }
             if let Some(caps) = RECIPE.captures(error) {
                 let message = format!("recipe for `{}` failed: {}", &caps["target"], &caps["what"]);
                 let d = match caps.name("file") {
@@ -156,6 +175,32 @@ make: *** [Makefile:16: header] Error 1
     }
 
     #[test]
+    fn what_make_says_around_a_failed_recipe_is_no_error_of_its_own() {
+        // GNU Make 4.3: `make -j2` with a failing recipe, `.DELETE_ON_ERROR`, an aborted program.
+        let log = "\
+make: *** [Makefile:3: a.o] Error 1
+make: *** Waiting for unfinished jobs....
+make: *** Deleting file 'x.o'
+make[1]: *** Deleting intermediate file 'y.c'
+";
+        assert_eq!(brief(&parse(FORMATS, log, 2)), ["error Makefile:3 recipe for `a.o` failed: Error 1"]);
+        let aborted = "make: *** [Makefile:2: test] Aborted\n";
+        assert_eq!(brief(&parse(FORMATS, aborted, 2)), ["error Makefile:2 recipe for `test` failed: Aborted"]);
+    }
+
+    #[test]
+    fn a_recipe_s_shell_says_why_the_recipe_failed() {
+        // GNU Make 4.3 with dash as /bin/sh, and with SHELL=/bin/bash.
+        let dash =
+            "gccc -c t.c -o t.o && echo ok\n/bin/sh: 1: gccc: not found\nmake: *** [Makefile:2: all] Error 127\n";
+        assert_eq!(brief(&parse(FORMATS, dash, 2)), ["error - gccc: not found"]);
+        let bash = "/bin/bash: line 1: gccc: command not found\nmake: *** [Makefile:2: all] Error 127\n";
+        assert_eq!(brief(&parse(FORMATS, bash, 2)), ["error - gccc: command not found"]);
+        let went_on = "/bin/sh: 1: lint: not found\n";
+        assert_eq!(brief(&parse(FORMATS, went_on, 0)), ["warning - lint: not found"]);
+    }
+
+    #[test]
     fn reads_make_s_own_errors() {
         let separator = "Makefile:2: *** missing separator (did you mean TAB instead of 8 spaces?).  Stop.\n";
         assert_eq!(
@@ -191,6 +236,19 @@ make: *** [Makefile:2: all] Error 2
                 "error lib/x.c:1:22 ‘y’ undeclared (first use in this function)",
                 "warning lib/x.c:1:25 control reaches end of non-void function [-Wreturn-type]"
             ]
+        );
+    }
+
+    #[test]
+    fn a_path_that_climbs_out_of_the_entered_directory_is_the_project_s() {
+        let log = "\
+make[1]: Entering directory '/home/dev/src/demo/programs'
+../lib/lz4hc.c:1522:15: warning: unused variable ‘defaultLevel’ [-Wunused-variable]
+make[1]: Leaving directory '/home/dev/src/demo/programs'
+";
+        assert_eq!(
+            brief(&parse(FORMATS, log, 0)),
+            ["warning lib/lz4hc.c:1522:15 unused variable ‘defaultLevel’ [-Wunused-variable]"]
         );
     }
 

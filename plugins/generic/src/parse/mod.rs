@@ -8,13 +8,19 @@
 //! exit status`, go's `FAIL pkg [build failed]`) are kept only when nothing else explains the
 //! failure.
 
+mod automake;
+mod cmake;
+mod ctest;
 mod fallback;
 mod gcc;
 mod go;
+mod gtest;
 mod make;
 mod mypy;
+mod ninja;
 mod pyright;
 mod ruff;
+mod sanitizer;
 mod shellcheck;
 
 use buildvise_plugin_api::{
@@ -28,8 +34,13 @@ const MAX_TEXT: usize = 400;
 /// The formats this plugin exports, `(name, description)`: each is the name its recogniser is
 /// registered with in [`recognisers`].
 const FORMATS: &[(&str, &str)] = &[
-    ("gcc", "gcc/clang diagnostics and ld errors"),
+    ("gcc", "gcc/clang diagnostics, ld errors and sanitizer reports"),
     ("make", "GNU make's own errors"),
+    ("cmake", "CMake's errors and warnings"),
+    ("ninja", "ninja's own errors"),
+    ("ctest", "ctest's test report"),
+    ("automake", "make check's test harness report"),
+    ("gtest", "GoogleTest's test report"),
     ("go", "go build, vet and test output"),
     ("mypy", "mypy errors and notes"),
     ("ruff", "ruff check findings"),
@@ -53,7 +64,13 @@ pub(crate) fn exports(format: &str) -> bool {
 fn recognisers(reads: &[&str]) -> Recognisers<Found> {
     Registration::of(reads)
         .add_in(&["make"], make::Make)
+        .add_in(&["cmake"], cmake::Cmake::default())
+        .add_in(&["ninja"], ninja::Ninja)
+        .add_in(&["ctest"], ctest::Ctest::default())
+        .add_in(&["automake"], automake::Automake::default())
+        .add_in(&["gtest"], gtest::Gtest::default())
         .add_in(&["gcc"], gcc::Gcc::default())
+        .add_in(&["gcc"], sanitizer::Sanitizer)
         .add_in(&["go"], go::Go::default())
         .add_in(&["mypy"], mypy::Mypy::default())
         .add_in(&["ruff"], ruff::Ruff::default())
@@ -103,9 +120,9 @@ impl Found {
     fn path(&self, file: &str) -> String {
         match self.dirs.last() {
             Some(dir) if !buildvise_plugin_api::is_absolute(file) => {
-                relative_to(&format!("{}/{}", dir.trim_end_matches('/'), file.trim_start_matches("./")), &self.cwd)
+                relative_to(&without_dot_dirs(&format!("{}/{}", dir.trim_end_matches('/'), file)), &self.cwd)
             }
-            _ => relative_to(file, &self.cwd),
+            _ => relative_to(&without_dot_dirs(file), &self.cwd),
         }
     }
 
@@ -119,6 +136,25 @@ impl Found {
     fn last_mut(&mut self) -> Option<&mut Diagnostic> {
         self.diagnostics.last_mut()
     }
+}
+
+/// `path` without its `.` and `dir/..` parts: a sub-make in `programs/` compiles `../lib/x.c`,
+/// which is `lib/x.c` of the project. A relative path keeps the `..` that climbs above it.
+fn without_dot_dirs(path: &str) -> String {
+    if !path.contains("/.") && !path.starts_with("./") {
+        return path.to_string();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "." => {}
+            ".." if parts.last().is_some_and(|p| !p.is_empty() && *p != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
 }
 
 /// A diagnostic at `file:line[:col]`, printed on log line `number`.
@@ -248,7 +284,16 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::{FORMATS, recognisers};
+    use super::{FORMATS, recognisers, without_dot_dirs};
+
+    #[test]
+    fn paths_lose_their_dot_and_dot_dot_parts() {
+        assert_eq!(without_dot_dirs("/home/dev/src/demo/programs/../lib/x.c"), "/home/dev/src/demo/lib/x.c");
+        assert_eq!(without_dot_dirs("./src/./a.c"), "src/a.c");
+        assert_eq!(without_dot_dirs("../shared/a.c"), "../shared/a.c");
+        assert_eq!(without_dot_dirs("a/b/../../../c.c"), "../c.c");
+        assert_eq!(without_dot_dirs("main.c"), "main.c");
+    }
     use crate::plan;
 
     #[test]
