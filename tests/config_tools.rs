@@ -194,3 +194,42 @@ async fn over_mcp_a_projects_tools_are_listed_for_its_cwd_and_run_with_patterns_
     assert_eq!((structured["errors"].as_u64(), structured["warnings"].as_u64()), (Some(2), Some(1)), "{structured:#}");
     session.close().await;
 }
+
+/// A runner no parser knows floods its output with passing cases and hides seven mismatches
+/// among them: the answer names the first lines beyond the tail it shows, and its grep finds the
+/// rest.
+#[test]
+fn a_flood_that_no_parser_explains_points_at_the_lines_that_read_like_failures() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let script = "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); \
+                  if [ $((i % 3000)) -eq 0 ] && [ $i -le 21000 ]; then echo \"case $i: expected 42, got 41\"; \
+                  else echo \"case $i: ok\"; fi; done; echo 'cases: 0 errors, 7 failed'; exit 1";
+    // Debug's escaping of a plain ASCII string is a valid TOML basic string.
+    let dir = sb.project_with_config("flood", &format!("[tools.\"ci.cases\"]\nrun = [\"sh\", \"-c\", {script:?}]\n"));
+    let exec = sb.run(["exec", "ci.cases", "--cwd", cwd(&dir)]);
+    exec.expect_code(1);
+    let text = exec.text();
+    let flagged: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("lines that read like")).take(7).collect();
+    assert_eq!(
+        flagged[..6],
+        [
+            "lines that read like failures (7):",
+            "3000: case 3000: expected 42, got 41",
+            "6000: case 6000: expected 42, got 41",
+            "9000: case 9000: expected 42, got 41",
+            "12000: case 12000: expected 42, got 41",
+            "15000: case 15000: expected 42, got 41",
+        ],
+        "{exec}"
+    );
+    assert!(text.contains("last 20 of 30001 lines:\n"), "the tail still follows:{exec}");
+    let grep =
+        flagged[6].split_once(" --grep ").map(|(_, re)| re.trim_matches('\'')).unwrap_or_else(|| panic!("{exec}"));
+    assert!(flagged[6].starts_with("+2 more: buildvise log "), "{exec}");
+
+    let id = text.split_once("· run ").map(|(_, rest)| rest.lines().next().unwrap_or_default()).expect("run id");
+    let rest = sb.run(["log", id.trim(), "--grep", grep]);
+    for n in [18000, 21000] {
+        assert!(rest.text().contains(&format!("{n}|case {n}: expected 42")), "the grep finds the rest:{rest}");
+    }
+}

@@ -43,6 +43,7 @@ pub use buildvise_engine::store::{AnsweredCall, RunMeta, RunStatus, StreamFilter
 pub use log::Page;
 
 use buildvise_engine::outcome::Finished;
+use buildvise_engine::parse::{Flagged, flag_stored};
 use buildvise_engine::plugins::{self, Registry};
 use buildvise_engine::render::{self, Tail};
 use buildvise_engine::run::Guard;
@@ -150,14 +151,16 @@ impl App {
     /// A stored run's answer at `detail`, with its output's last lines when the answer shows them.
     fn answer(&self, finished: &Finished, detail: Detail, max_lines: u32, surface: Surface) -> Rendered {
         let mut tail = (Vec::new(), 0);
+        let mut flagged = Flagged::default();
         if render::needs_tail(finished, detail)
             && let Ok(mut reader) = self.store.reader(&finished.meta.id)
         {
             let total = reader.count(StreamFilter::Both).unwrap_or(0);
             let start = total.saturating_sub(u64::from(max_lines));
             tail = (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total);
+            flagged = flag_stored(&mut reader, start).unwrap_or_default();
         }
-        let tail = Tail { lines: &tail.0, total: tail.1 };
+        let tail = Tail { lines: &tail.0, total: tail.1, flagged: &flagged.lines, flagged_count: flagged.count };
         render::render_exec(finished, Some(tail), detail, max_lines, Hints { surface, stored: true })
     }
 

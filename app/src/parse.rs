@@ -4,7 +4,7 @@
 use super::{App, AppError};
 use buildvise_engine::outcome::{Finished, RunResult};
 use buildvise_engine::parse::SavedError;
-use buildvise_engine::parse::{SavedLog, parse_saved};
+use buildvise_engine::parse::{Flagged, SavedLog, flag_saved, parse_saved};
 use buildvise_engine::render::{self, Detail, Hints, Rendered, Tail};
 use buildvise_engine::store::{RunMeta, RunStatus};
 use buildvise_plugin_api::{Diagnostic, ParseContext, RunEnd, is_absolute};
@@ -53,7 +53,12 @@ impl App {
             ..RunMeta::starting("parsed", &call.tool, "", &[], &call.cwd.display().to_string())
         };
         let finished = Finished { meta, result: parsed.result };
-        let tail = Tail { lines: &parsed.tail, total: parsed.lines };
+        let flagged = match render::needs_tail(&finished, call.detail) {
+            true => flag_saved(&call.log, parsed.lines.saturating_sub(u64::from(max_lines)))?,
+            false => Flagged::default(),
+        };
+        let tail =
+            Tail { lines: &parsed.tail, total: parsed.lines, flagged: &flagged.lines, flagged_count: flagged.count };
         let rendered = render::render_exec(&finished, Some(tail), call.detail, max_lines, hints);
         Ok((finished.result, rendered))
     }

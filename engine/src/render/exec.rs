@@ -95,6 +95,9 @@ pub struct ExecView<'a> {
     /// The processes the command left running, which were ended: a command name each.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub left_running: &'a [String],
+    /// Lines before the tail that read like a failure, where nothing explained it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flagged: Vec<TailLine>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tail: Vec<TailLine>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -192,6 +195,10 @@ pub struct Tail<'a> {
     pub lines: &'a [LogLine],
     /// Lines in the whole log.
     pub total: u64,
+    /// The first lines before the tail's window that read like a failure, and how many there
+    /// are ([`crate::parse::flag_stored`]): what the tail of a flood does not show.
+    pub flagged: &'a [LogLine],
+    pub flagged_count: u64,
 }
 
 /// Whether an answer at `detail` shows the output's tail: always in full; in standard when
@@ -238,6 +245,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         note: f.meta.error.as_deref(),
         notes: &f.meta.notes,
         left_running: &f.meta.left_running,
+        flagged: Vec::new(),
         tail: Vec::new(),
         hint: None,
     };
@@ -271,6 +279,7 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
     view.failed_tests = r.failed_tests.iter().map(String::as_str).collect();
 
     if let Some(tail) = tail.filter(|_| needs_tail(f, detail)) {
+        flagged_lines(&mut text, &mut view, &tail, hints);
         let window = &tail.lines[tail.lines.len().saturating_sub(max_lines as usize)..];
         // In standard, lines a listed diagnostic stands for (`[warn] src/a.ts`) are said already.
         let said = |n: u64| {
@@ -310,6 +319,26 @@ pub fn render_exec(f: &Finished, tail: Option<Tail<'_>>, detail: Detail, max_lin
         }
     }
     Rendered { text, structured: serde_json::to_value(&view).unwrap_or_default() }
+}
+
+/// The lines before the tail that read like a failure, numbered, and a grep for the rest: a
+/// flood's tail alone hides the two mismatches in the middle.
+fn flagged_lines(text: &mut String, view: &mut ExecView<'_>, tail: &Tail<'_>, hints: Hints) {
+    if tail.flagged.is_empty() {
+        return;
+    }
+    let _ = writeln!(text, "lines that read like failures ({}):", tail.flagged_count);
+    for line in tail.flagged {
+        let clean = String::from_utf8_lossy(&buildvise_plugin_api::strip_ansi(&line.bytes)).into_owned();
+        let shown = clip(&clean, TAIL_LINE_BYTES).into_owned();
+        let _ = writeln!(text, "{}: {shown}", line.number);
+        view.flagged.push(TailLine { n: line.number, text: shown });
+    }
+    let rest = tail.flagged_count - tail.flagged.len() as u64;
+    if rest > 0 && hints.stored {
+        let span = LogSpan { grep: Some(crate::parse::TROUBLE_WORDS), ..LogSpan::default() };
+        let _ = writeln!(text, "+{rest} more: {}", log_call(hints.surface, view.run_id, span));
+    }
 }
 
 fn header(f: &Finished, success: bool, errors: usize, warnings: usize, counts: bool, stored: bool) -> String {
@@ -901,7 +930,7 @@ mod tests {
     const MCP: Hints = Hints { surface: Surface::Mcp, stored: true };
 
     fn standard(f: &Finished, tail: &[LogLine], hints: Hints) -> String {
-        let tail = Tail { lines: tail, total: tail.len() as u64 };
+        let tail = Tail { lines: tail, total: tail.len() as u64, flagged: &[], flagged_count: 0 };
         render_exec(f, Some(tail), Detail::Standard, 20, hints).text
     }
 
@@ -932,7 +961,14 @@ mod tests {
         ];
         let text = standard(&f, &lines, MCP);
         assert!(text.ends_with("other output (2 of 4 lines):\nChecking formatting...\n[warn] 2 files\n"), "{text}");
-        let full = render_exec(&f, Some(Tail { lines: &lines, total: 4 }), Detail::Full, 20, MCP).text;
+        let full = render_exec(
+            &f,
+            Some(Tail { lines: &lines, total: 4, flagged: &[], flagged_count: 0 }),
+            Detail::Full,
+            20,
+            MCP,
+        )
+        .text;
         assert!(full.contains("output (4 lines):\nChecking formatting...\n[warn] src/a.ts\n"), "{full}");
     }
 
