@@ -165,6 +165,13 @@ impl Recogniser<Found> for Go {
         if text.contains(".go:")
             && let Some(caps) = COMPILE.captures(text)
         {
+            if caps["msg"].trim() == "too many errors" {
+                // The compiler stopped at the last error's place: that error, not another.
+                if let Some(d) = found.last_mut() {
+                    extend(d, number);
+                }
+                return true;
+            }
             let file = &caps["file"];
             self.learn_module(file);
             let d = at(
@@ -459,5 +466,21 @@ vet: cmd/app/main.go:9:14: cannot use \"hello\" (untyped string constant) as int
                 "error cmd/app/main.go:9:14 cannot use \"hello\" (untyped string constant) as int value in variable declaration"
             ]
         );
+    }
+
+    #[test]
+    fn too_many_errors_is_the_last_error_s_place_not_another() {
+        // go 1.19.8, `go test ./...` on spf13/pflag after Parse became variadic.
+        let log = "\
+# github.com/spf13/pflag [github.com/spf13/pflag.test]
+./bool_test.go:58:17: cannot use []string{…} (value of type []string) as type string in argument to f.Parse
+./bool_test.go:69:17: cannot use []string{…} (value of type []string) as type string in argument to f.Parse
+./bool_test.go:69:17: too many errors
+FAIL	github.com/spf13/pflag [build failed]
+FAIL
+";
+        let result = parse(&["go"], log, 2);
+        assert_eq!(result.diagnostics.len(), 2, "{:?}", brief(&result));
+        assert_eq!(result.diagnostics[1].log_range.map(|r| (r.start, r.end)), Some((3, 4)));
     }
 }
