@@ -10,6 +10,10 @@
 //! subtests) are the test summary; without it go prints no passes, so there is no summary rather
 //! than a wrong one. The `ok`/`FAIL pkg` lines only close packages: a package that failed to
 //! build (`[build failed]`) is explained by its compile errors.
+//!
+//! Errors of loading packages, before anything compiles, name no file: `package a` with
+//! tab-indented `imports b` lines, the last ending in `: import cycle not allowed`, and
+//! `pattern ./...: directory prefix . does not contain main module …`.
 
 use super::{Found, at, extend, int};
 use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, TestSummary, Text, Wants, relative_to};
@@ -58,6 +62,14 @@ pub(crate) struct Go {
     explained: Vec<String>,
     /// Saw `=== RUN` or `--- PASS`: the run was verbose, so the results are complete.
     verbose: bool,
+    /// A load error being read: `package a` and the `\timports b` lines after it.
+    load: Option<LoadError>,
+}
+
+struct LoadError {
+    text: String,
+    start: u64,
+    end: u64,
 }
 
 struct Outcome {
@@ -85,19 +97,42 @@ struct Panic {
 
 impl Recogniser<Found> for Go {
     fn wants(&self) -> Wants {
-        Wants::starts(&["# ", "=== ", "panic: ", "FAIL", "PASS", "exit status ", "ok ", "?", "go: "])
-            .or_unindented(&["--- "])
-            .or_test(names_a_go_file)
+        Wants::starts(&[
+            "# ",
+            "=== ",
+            "panic: ",
+            "FAIL",
+            "PASS",
+            "exit status ",
+            "ok ",
+            "?",
+            "go: ",
+            "package ",
+            "pattern ",
+        ])
+        .or_unindented(&["--- "])
+        .or_test(names_a_go_file)
     }
 
-    /// Reading a panic: its goroutines and frames are lines no prefix tells.
+    /// Reading a panic (its goroutines and frames are lines no prefix tells) or a load error.
     fn is_open(&self) -> bool {
-        self.panic.is_some()
+        self.panic.is_some() || self.load.is_some()
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
         if self.panic.is_some() && self.panic_line(text, number, found) {
+            return true;
+        }
+        if self.load.is_some() && self.load_line(text, number, found) {
+            return true;
+        }
+        if text.starts_with("package ") {
+            self.load = Some(LoadError { text: text.to_string(), start: number, end: number });
+            return true;
+        }
+        if text.starts_with("pattern ") && text.contains(": ") {
+            found.push(Diagnostic::error(text.trim()).with_log_range(number, number));
             return true;
         }
         if let Some(pkg) = text.strip_prefix("# ") {
@@ -193,6 +228,9 @@ impl Recogniser<Found> for Go {
         if let Some(panic) = self.panic.take() {
             self.add_panic(panic, found);
         }
+        if let Some(load) = self.load.take() {
+            push_load_error(load, found);
+        }
         let pending: Vec<Outcome> = self.open.drain(..).collect();
         self.done.extend(pending.into_iter().map(|o| (None, o)));
         let done = std::mem::take(&mut self.done);
@@ -262,6 +300,21 @@ impl Go {
         }
         let panic = self.panic.take().expect("reading a panic");
         self.add_panic(panic, found);
+        false
+    }
+
+    /// A line while a load error is read: an `imports` line goes on with it. False at the first
+    /// line that does not, once the error is added.
+    fn load_line(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        let Some(load) = self.load.as_mut() else { return false };
+        if let Some(imports) = text.strip_prefix('\t').filter(|rest| rest.starts_with("imports ")) {
+            load.text.push(' ');
+            load.text.push_str(imports.trim());
+            load.end = number;
+            return true;
+        }
+        let load = self.load.take().expect("reading a load error");
+        push_load_error(load, found);
         false
     }
 
@@ -350,6 +403,14 @@ impl Go {
         let Some(slash) = path.rfind('/') else { return };
         let package_end = path[slash..].find('.').map_or(path.len(), |i| slash + i);
         self.module = path[..package_end].strip_suffix(dir).and_then(|m| m.strip_suffix('/')).map(str::to_string);
+    }
+}
+
+/// A load error, once its `imports` lines are read; `package a` alone, with no reason, is no
+/// error (a program's own output may start so).
+fn push_load_error(load: LoadError, found: &mut Found) {
+    if load.text.contains(": ") || load.text.contains(" is not in ") {
+        found.push(Diagnostic::error(load.text).with_log_range(load.start, load.end));
     }
 }
 
@@ -482,5 +543,29 @@ FAIL
         let result = parse(&["go"], log, 2);
         assert_eq!(result.diagnostics.len(), 2, "{:?}", brief(&result));
         assert_eq!(result.diagnostics[1].log_range.map(|r| (r.start, r.end)), Some((3, 4)));
+    }
+
+    #[test]
+    fn load_errors_name_no_file() {
+        // go 1.19.8: an import cycle (`go build ./...`), and `./...` outside any module.
+        let cycle = "\
+package github.com/BurntSushi/toml
+\timports github.com/BurntSushi/toml/internal
+\timports github.com/BurntSushi/toml: import cycle not allowed
+";
+        let result = parse(&["go"], cycle, 1);
+        assert_eq!(
+            brief(&result),
+            [
+                "error - package github.com/BurntSushi/toml imports github.com/BurntSushi/toml/internal imports github.com/BurntSushi/toml: import cycle not allowed"
+            ]
+        );
+        assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 3)));
+        let pattern = "pattern ./...: directory prefix . does not contain main module or its selected dependencies\n";
+        assert_eq!(
+            brief(&parse(&["go"], pattern, 1)),
+            ["error - pattern ./...: directory prefix . does not contain main module or its selected dependencies"]
+        );
+        assert!(parse(&["go"], "package main\nok  \texample.com/demo\t0.01s\n", 0).diagnostics.is_empty());
     }
 }
