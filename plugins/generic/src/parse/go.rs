@@ -11,6 +11,10 @@
 //! than a wrong one. The `ok`/`FAIL pkg` lines only close packages: a package that failed to
 //! build (`[build failed]`) is explained by its compile errors.
 //!
+//! A panic with no test running that the output names (`-timeout`'s `panic: test timed out`,
+//! whose goroutine dump has no `--- FAIL` before it) names its test by the stack: the function
+//! `testing.tRunner` called in the goroutine of the frame chosen.
+//!
 //! Errors of loading packages, before anything compiles, name no file: `package a` with
 //! tab-indented `imports b` lines, the last ending in `: import cycle not allowed`, and
 //! `pattern ./...: directory prefix . does not contain main module …`.
@@ -93,6 +97,12 @@ struct Panic {
     /// The function of the frame whose location comes next.
     function: Option<String>,
     frame: Option<(String, u32)>,
+    /// Reading the goroutine of the chosen frame, to find the test it runs in.
+    in_chosen: bool,
+    /// The function that called the last frame read in that goroutine.
+    caller: Option<String>,
+    /// The test `testing.tRunner` runs in the chosen frame's goroutine.
+    test_of_frame: Option<String>,
 }
 
 impl Recogniser<Found> for Go {
@@ -179,6 +189,9 @@ impl Recogniser<Found> for Go {
                 end: number,
                 function: None,
                 frame: None,
+                in_chosen: false,
+                caller: None,
+                test_of_frame: None,
             });
             return true;
         }
@@ -271,24 +284,26 @@ impl Go {
             || text.starts_with("[signal ")
         {
             panic.end = number;
+            panic.in_chosen &= !text.starts_with("goroutine ");
             return true;
         }
         if let Some(location) = text.strip_prefix('\t') {
             panic.end = number;
             let location = location.split(" +0x").next().unwrap_or(location);
             let function = panic.function.take().unwrap_or_default();
+            panic.follow_chosen_goroutine(&function);
             if panic.frame.is_none()
                 && let Some((file, line)) = location.rsplit_once(':')
                 && let Ok(line) = line.parse()
             {
-                let internal = ["runtime.", "testing.", "panic("].iter().any(|p| function.starts_with(p))
-                    || file.contains("/src/runtime/")
-                    || file.contains("/src/testing/");
                 let relative = relative_to(file, &found.cwd);
-                if !internal && !buildvise_plugin_api::is_absolute(&relative) {
+                let ours = !buildvise_plugin_api::is_absolute(&relative) || is_module_code(&function, file);
+                if !is_internal_frame(&function, file) && ours {
                     self.learn_from_frame(&function, &relative);
                     let panic = self.panic.as_mut().expect("reading a panic");
                     panic.frame = Some((relative, line));
+                    panic.in_chosen = true;
+                    panic.caller = Some(function);
                 }
             }
             return true;
@@ -318,7 +333,10 @@ impl Go {
         false
     }
 
-    fn add_panic(&mut self, panic: Panic, found: &mut Found) {
+    fn add_panic(&mut self, mut panic: Panic, found: &mut Found) {
+        if panic.test.is_none() {
+            panic.test = panic.test_of_frame.take();
+        }
         let mut d = match &panic.frame {
             Some((file, line)) => at(Severity::Error, &panic.message, file.clone(), Some(*line), None, panic.start),
             None => Diagnostic::error(panic.message.clone()).with_log_range(panic.start, panic.start),
@@ -404,6 +422,48 @@ impl Go {
         let package_end = path[slash..].find('.').map_or(path.len(), |i| slash + i);
         self.module = path[..package_end].strip_suffix(dir).and_then(|m| m.strip_suffix('/')).map(str::to_string);
     }
+}
+
+impl Panic {
+    /// Reads a frame's function in the chosen frame's goroutine: the function that
+    /// `testing.tRunner` calls is the test.
+    fn follow_chosen_goroutine(&mut self, function: &str) {
+        if !self.in_chosen || self.test_of_frame.is_some() {
+            return;
+        }
+        if function.starts_with("testing.tRunner(") {
+            self.test_of_frame = self.caller.as_deref().and_then(test_of_function);
+        } else {
+            self.caller = Some(function.to_string());
+        }
+    }
+}
+
+/// Whether a frame is Go's own code rather than the project's: the runtime, the testing package
+/// and the `_testmain.go` that `go test` generates.
+fn is_internal_frame(function: &str, file: &str) -> bool {
+    ["runtime.", "testing.", "panic(", "main.main("].iter().any(|p| function.starts_with(p))
+        || file.contains("/src/runtime/")
+        || file.contains("/src/testing/")
+        || file.ends_with("_testmain.go")
+}
+
+/// Whether a frame outside the cwd (a log read elsewhere than it ran) is still a module's code
+/// rather than the standard library's or a dependency's: its package path starts with a domain
+/// (`github.com/…`, where the standard library's have no dot) and the file is not in the module
+/// cache.
+fn is_module_code(function: &str, file: &str) -> bool {
+    let first = function.split('/').next().unwrap_or_default();
+    first.contains('.') && function.contains('/') && !file.contains("/pkg/mod/")
+}
+
+/// The test a frame's function is: `example.com/m/pkg.TestX(0xc000…)` is `TestX`, and a
+/// subtest's closure `example.com/m/pkg.TestX.func1(…)` its parent `TestX`.
+fn test_of_function(function: &str) -> Option<String> {
+    let path = function.split('(').next().unwrap_or(function);
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let is_test = |part: &&str| ["Test", "Example", "Benchmark", "Fuzz"].iter().any(|p| part.starts_with(p));
+    name.split('.').skip(1).find(is_test).map(str::to_string)
 }
 
 /// A load error, once its `imports` lines are read; `package a` alone, with no reason, is no
@@ -567,5 +627,45 @@ package github.com/BurntSushi/toml
             ["error - pattern ./...: directory prefix . does not contain main module or its selected dependencies"]
         );
         assert!(parse(&["go"], "package main\nok  \texample.com/demo\t0.01s\n", 0).diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_timeout_names_the_test_its_stuck_goroutine_runs() {
+        // go 1.19.8, `go test -timeout 2s ./...` on google/uuid with a test that deadlocks.
+        let log = "\
+panic: test timed out after 2s
+
+goroutine 34 [running]:
+testing.(*M).startAlarm.func1()
+	/usr/lib/go-1.19/src/testing/testing.go:2036 +0x8e
+created by time.goFunc
+	/usr/lib/go-1.19/src/time/sleep.go:176 +0x32
+
+goroutine 1 [chan receive]:
+testing.(*M).Run(0xc0000b4280)
+	/usr/lib/go-1.19/src/testing/testing.go:1726 +0x5d9
+main.main()
+	_testmain.go:169 +0x1aa
+
+goroutine 33 [semacquire]:
+sync.(*Mutex).lockSlow(0x74ff00)
+	/usr/lib/go-1.19/src/sync/mutex.go:171 +0x165
+github.com/google/uuid.SetNodeInterface({0x0?, 0x0?})
+	/home/dev/src/demo/node.go:35 +0x91
+github.com/google/uuid.NewUUID()
+	/home/dev/src/demo/version1.go:38 +0xc5
+github.com/google/uuid.TestClockSeq(0xc0000e5ba0)
+	/home/dev/src/demo/uuid_test.go:238 +0x145
+testing.tRunner(0xc0000e5ba0, 0x5e35a8)
+	/usr/lib/go-1.19/src/testing/testing.go:1446 +0x10b
+created by testing.(*T).Run
+	/usr/lib/go-1.19/src/testing/testing.go:1493 +0x35f
+FAIL	github.com/google/uuid	2.006s
+FAIL
+";
+        let result = parse(&["go"], log, 1);
+        assert_eq!(brief(&result), ["error node.go:35 panic: test timed out after 2s"]);
+        assert_eq!(result.diagnostics[0].test.as_deref(), Some("TestClockSeq"));
+        assert_eq!(result.failed_tests, ["TestClockSeq"]);
     }
 }
