@@ -37,9 +37,10 @@ static COMPILE: LazyLock<Regex> = LazyLock::new(|| {
 static RESULT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*--- (?P<result>FAIL|PASS|SKIP): (?P<name>\S+) \(\d").expect("valid regex"));
 
-/// A test's message: `    calc_test.go:7: Add(2, 2) = 4, want 5`.
+/// A test's message: `    calc_test.go:7: Add(2, 2) = 4, want 5`. A message that starts with a
+/// newline (`t.Fatalf("\nwant:…")`) leaves the line with nothing after the colon.
 static MESSAGE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s+(?P<file>[\w.\-]+\.go):(?P<line>\d+): (?P<msg>\s*\S.*)$").expect("valid regex"));
+    LazyLock::new(|| Regex::new(r"^\s+(?P<file>[\w.\-]+\.go):(?P<line>\d+):(?: (?P<msg>.*))?$").expect("valid regex"));
 
 /// A package's last line: `ok  pkg 0.01s`, `FAIL pkg 0.01s`, `FAIL pkg [build failed]` (tab-separated).
 static PACKAGE: LazyLock<Regex> =
@@ -68,6 +69,9 @@ pub(crate) struct Go {
     verbose: bool,
     /// A load error being read: `package a` and the `\timports b` lines after it.
     load: Option<LoadError>,
+    /// The test whose first message was empty on its `file_test.go:12:` line: its next line
+    /// says it (and the one after, when the first is a label such as `want:`).
+    awaiting: Option<String>,
 }
 
 struct LoadError {
@@ -126,7 +130,7 @@ impl Recogniser<Found> for Go {
 
     /// Reading a panic (its goroutines and frames are lines no prefix tells) or a load error.
     fn is_open(&self) -> bool {
-        self.panic.is_some() || self.load.is_some()
+        self.panic.is_some() || self.load.is_some() || self.awaiting.is_some()
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
@@ -135,6 +139,24 @@ impl Recogniser<Found> for Go {
             return true;
         }
         if self.load.is_some() && self.load_line(text, number, found) {
+            return true;
+        }
+        if let Some(test) = self.awaiting.take()
+            && text.starts_with([' ', '\t'])
+            && !text.trim().is_empty()
+            && !text.trim_start().starts_with("--- ")
+            && !text.contains(".go:")
+        {
+            if let Some(first) = self.messages.get_mut(&test) {
+                let said = text.trim();
+                // A label (`want:`) says little alone: the line under it goes with it.
+                if first.2.is_empty() && said.ends_with(':') {
+                    self.awaiting = Some(test);
+                } else if !first.2.is_empty() {
+                    first.2.push(' ');
+                }
+                first.2.push_str(said);
+            }
             return true;
         }
         if text.starts_with("package ") {
@@ -172,11 +194,14 @@ impl Recogniser<Found> for Go {
         if text.starts_with([' ', '\t']) && text.contains(".go:") {
             if let Some(caps) = MESSAGE.captures(text)
                 && let Some(owner) = &self.owner
+                && !self.messages.contains_key(owner)
             {
-                self.messages.entry(owner.clone()).or_insert_with(|| {
-                    let line = caps["line"].parse().unwrap_or(0);
-                    (caps["file"].to_string(), line, caps["msg"].to_string(), number)
-                });
+                let line = caps["line"].parse().unwrap_or(0);
+                let message = caps.name("msg").map_or("", |m| m.as_str().trim());
+                if message.is_empty() {
+                    self.awaiting = Some(owner.clone());
+                }
+                self.messages.insert(owner.clone(), (caps["file"].to_string(), line, message.to_string(), number));
             }
             return true;
         }
@@ -378,7 +403,11 @@ impl Go {
                     Some(dir) if !dir.is_empty() => format!("{dir}/{file}"),
                     _ => file.clone(),
                 };
-                let mut d = at(Severity::Error, message, file, Some(*line), None, *number);
+                let message = match message.is_empty() {
+                    true => format!("{} failed", outcome.name),
+                    false => message.clone(),
+                };
+                let mut d = at(Severity::Error, &message, file, Some(*line), None, *number);
                 extend(&mut d, outcome.number.max(*number));
                 d
             }
@@ -667,5 +696,31 @@ FAIL
         assert_eq!(brief(&result), ["error node.go:35 panic: test timed out after 2s"]);
         assert_eq!(result.diagnostics[0].test.as_deref(), Some("TestClockSeq"));
         assert_eq!(result.failed_tests, ["TestClockSeq"]);
+    }
+
+    #[test]
+    fn a_message_that_starts_with_a_newline_is_said_on_the_next_line() {
+        // go 1.19.8, BurntSushi/toml: `t.Fatalf("\nwant:\n%s\nhave:\n%s", …)` in a subtest.
+        let log = "\
+--- FAIL: TestErrorPosition (0.00s)
+    --- FAIL: TestErrorPosition/array/no-close-01.toml (0.00s)
+        error_test.go:94: 
+            want:
+            toml: error: expected a comma (',') or array terminator (']'), but got end of file
+    --- FAIL: TestErrorPosition/key/without-value-01.toml (0.00s)
+        error_test.go:94: 
+    --- FAIL: TestErrorPosition/key/without-value-02.toml (0.00s)
+FAIL
+FAIL	github.com/BurntSushi/toml	0.165s
+";
+        let result = parse(&["go"], log, 1);
+        assert_eq!(
+            brief(&result),
+            [
+                "error error_test.go:94 want: toml: error: expected a comma (',') or array terminator (']'), but got end of file",
+                "error error_test.go:94 TestErrorPosition/key/without-value-01.toml failed",
+                "error - TestErrorPosition/key/without-value-02.toml failed",
+            ]
+        );
     }
 }
