@@ -1,7 +1,8 @@
-//! `ruff check` findings, in both forms ruff prints: the default full form (a `F401 [*] message`
-//! headline, then ` --> path:line:col` and a code frame) and the concise one
-//! (`path:line:col: F401 [*] message`). Each finding is an error: ruff counts them as errors and
-//! fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code. The
+//! `ruff check` findings, in the forms ruff prints: the default full form (a `F401 [*] message`
+//! headline, then ` --> path:line:col` and a code frame), the concise one
+//! (`path:line:col: F401 [*] message`) and the grouped one (a `path:` line, then an indented
+//! `line:col F401 [*] message` per finding). Each finding is an error: ruff counts them as errors
+//! and fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code. The
 //! closing `Found 6 errors.` and the fixable count are not diagnostics.
 
 use super::{Found, at, extend};
@@ -25,12 +26,22 @@ static CONCISE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// A grouped finding: `  12:5  F841 [*] message`, under its file's `path:` line.
+static GROUPED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s+(?P<line>\d+):(?P<col>\d+)\s+(?:(?P<code>[A-Z]+[0-9]+)|(?P<kind>[a-z][a-z-]*):) (?:\[\*\] )?(?P<msg>\s*\S.*)$",
+    )
+    .expect("valid regex")
+});
+
 #[derive(Default)]
 pub(crate) struct Ruff {
     /// A headline waiting for its ` --> ` line: code, message, log line.
     headline: Option<(String, String, u64)>,
     /// Inside a finding's frame: its lines belong to the last diagnostic.
     in_frame: bool,
+    /// The file of the grouped findings being read.
+    group: Option<String>,
 }
 
 impl Recogniser<Found> for Ruff {
@@ -41,6 +52,9 @@ impl Recogniser<Found> for Ruff {
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
+        if self.group.is_some() && self.grouped(text, number, found) {
+            return true;
+        }
         if let Some((code, message, start)) = self.headline.take()
             && let Some(caps) = ARROW.captures(text)
         {
@@ -81,6 +95,10 @@ impl Recogniser<Found> for Ruff {
             self.headline = Some((code.to_string(), caps["msg"].to_string(), number));
             return true;
         }
+        if let Some(file) = text.strip_suffix(':').filter(|f| !f.is_empty() && !f.contains(char::is_whitespace)) {
+            self.group = Some(file.to_string());
+            return true;
+        }
         if !text.contains(": ") {
             return false;
         }
@@ -89,6 +107,26 @@ impl Recogniser<Found> for Ruff {
         let code = caps.name("code").or(caps.name("kind")).map_or("", |m| m.as_str());
         let d = at(Severity::Error, &caps["msg"], found.path(&caps["file"]), line, col, number).with_code(code);
         found.push(d);
+        true
+    }
+}
+
+impl Ruff {
+    /// A line under a grouped file's `path:` line: a finding, or the blank line that ends the
+    /// group (true), or anything else, which ends it too (false).
+    fn grouped(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        if text.trim().is_empty() {
+            self.group = None;
+            return true;
+        }
+        let Some(caps) = GROUPED.captures(text) else {
+            self.group = None;
+            return false;
+        };
+        let file = found.path(self.group.as_deref().unwrap_or_default());
+        let (line, col) = (caps["line"].parse().ok(), caps["col"].parse().ok());
+        let code = caps.name("code").or(caps.name("kind")).map_or("", |m| m.as_str());
+        found.push(at(Severity::Error, &caps["msg"], file, line, col, number).with_code(code));
         true
     }
 }
@@ -208,6 +246,30 @@ Found 1 error.
         assert_eq!(
             brief(&parse(&["ruff"], log, 1)),
             ["error bad.py:1:7 Expected a parameter or the end of the parameter list [invalid-syntax]"]
+        );
+    }
+
+    #[test]
+    fn reads_the_grouped_form() {
+        // ruff 0.17.6 `--output-format grouped`, with a syntax error in a second file.
+        let log = "\
+src/markupsafe/_native.py:
+  1:8  F401 [*] `re` imported but unused
+  4:54 B006 Do not use mutable data structures for argument defaults
+
+bad.py:
+  1:7 invalid-syntax: Expected a parameter or the end of the parameter list
+
+Found 3 errors.
+[*] 1 fixable with `--fix`.
+";
+        assert_eq!(
+            brief(&parse(&["ruff"], log, 1)),
+            [
+                "error src/markupsafe/_native.py:1:8 `re` imported but unused [F401]",
+                "error src/markupsafe/_native.py:4:54 Do not use mutable data structures for argument defaults [B006]",
+                "error bad.py:1:7 Expected a parameter or the end of the parameter list [invalid-syntax]",
+            ]
         );
     }
 }
