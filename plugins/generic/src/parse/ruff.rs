@@ -2,8 +2,9 @@
 //! headline, then ` --> path:line:col` and a code frame), the concise one
 //! (`path:line:col: F401 [*] message`) and the grouped one (a `path:` line, then an indented
 //! `line:col F401 [*] message` per finding). Each finding is an error: ruff counts them as errors
-//! and fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code. The
-//! closing `Found 6 errors.` and the fixable count are not diagnostics.
+//! and fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code, and
+//! `ruff format --check` reports a file to reformat as `unformatted: File would be reformatted`
+//! in the full form. The closing `Found 6 errors.` and the fixable count are not diagnostics.
 
 use super::{Found, at, extend};
 use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
@@ -270,6 +271,26 @@ Found 3 errors.
                 "error src/markupsafe/_native.py:4:54 Do not use mutable data structures for argument defaults [B006]",
                 "error bad.py:1:7 Expected a parameter or the end of the parameter list [invalid-syntax]",
             ]
+        );
+    }
+
+    #[test]
+    fn reads_format_check_findings() {
+        // ruff 0.17.6 `ruff format --check`.
+        let log = "\
+unformatted: File would be reformatted
+   --> more_itertools/recipes.py:126:13
+    |
+125 |     \"\"\"
+    -     if n < 0 :
+126 +     if n < 0:
+    |
+
+1 file would be reformatted, 12 files already formatted
+";
+        assert_eq!(
+            brief(&parse(&["ruff"], log, 1)),
+            ["error more_itertools/recipes.py:126:13 File would be reformatted [unformatted]"]
         );
     }
 }
