@@ -10,6 +10,14 @@
 //! subtests) are the test summary; without it go prints no passes, so there is no summary rather
 //! than a wrong one. The `ok`/`FAIL pkg` lines only close packages: a package that failed to
 //! build (`[build failed]`) is explained by its compile errors.
+//!
+//! A panic with no test running that the output names (`-timeout`'s `panic: test timed out`,
+//! whose goroutine dump has no `--- FAIL` before it) names its test by the stack: the function
+//! `testing.tRunner` called in the goroutine of the frame chosen.
+//!
+//! Errors of loading packages, before anything compiles, name no file: `package a` with
+//! tab-indented `imports b` lines, the last ending in `: import cycle not allowed`, and
+//! `pattern ./...: directory prefix . does not contain main module …`.
 
 use super::{Found, at, extend, int};
 use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, TestSummary, Text, Wants, relative_to};
@@ -29,9 +37,10 @@ static COMPILE: LazyLock<Regex> = LazyLock::new(|| {
 static RESULT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*--- (?P<result>FAIL|PASS|SKIP): (?P<name>\S+) \(\d").expect("valid regex"));
 
-/// A test's message: `    calc_test.go:7: Add(2, 2) = 4, want 5`.
+/// A test's message: `    calc_test.go:7: Add(2, 2) = 4, want 5`. A message that starts with a
+/// newline (`t.Fatalf("\nwant:…")`) leaves the line with nothing after the colon.
 static MESSAGE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s+(?P<file>[\w.\-]+\.go):(?P<line>\d+): (?P<msg>\s*\S.*)$").expect("valid regex"));
+    LazyLock::new(|| Regex::new(r"^\s+(?P<file>[\w.\-]+\.go):(?P<line>\d+):(?: (?P<msg>.*))?$").expect("valid regex"));
 
 /// A package's last line: `ok  pkg 0.01s`, `FAIL pkg 0.01s`, `FAIL pkg [build failed]` (tab-separated).
 static PACKAGE: LazyLock<Regex> =
@@ -58,6 +67,17 @@ pub(crate) struct Go {
     explained: Vec<String>,
     /// Saw `=== RUN` or `--- PASS`: the run was verbose, so the results are complete.
     verbose: bool,
+    /// A load error being read: `package a` and the `\timports b` lines after it.
+    load: Option<LoadError>,
+    /// The test whose first message was empty on its `file_test.go:12:` line: its next line
+    /// says it (and the one after, when the first is a label such as `want:`).
+    awaiting: Option<String>,
+}
+
+struct LoadError {
+    text: String,
+    start: u64,
+    end: u64,
 }
 
 struct Outcome {
@@ -81,23 +101,70 @@ struct Panic {
     /// The function of the frame whose location comes next.
     function: Option<String>,
     frame: Option<(String, u32)>,
+    /// Reading the goroutine of the chosen frame, to find the test it runs in.
+    in_chosen: bool,
+    /// The function that called the last frame read in that goroutine.
+    caller: Option<String>,
+    /// The test `testing.tRunner` runs in the chosen frame's goroutine.
+    test_of_frame: Option<String>,
 }
 
 impl Recogniser<Found> for Go {
     fn wants(&self) -> Wants {
-        Wants::starts(&["# ", "=== ", "panic: ", "FAIL", "PASS", "exit status ", "ok ", "?", "go: "])
-            .or_unindented(&["--- "])
-            .or_test(names_a_go_file)
+        Wants::starts(&[
+            "# ",
+            "=== ",
+            "panic: ",
+            "FAIL",
+            "PASS",
+            "exit status ",
+            "ok ",
+            "?",
+            "go: ",
+            "package ",
+            "pattern ",
+        ])
+        .or_unindented(&["--- "])
+        .or_test(names_a_go_file)
     }
 
-    /// Reading a panic: its goroutines and frames are lines no prefix tells.
+    /// Reading a panic (its goroutines and frames are lines no prefix tells) or a load error.
     fn is_open(&self) -> bool {
-        self.panic.is_some()
+        self.panic.is_some() || self.load.is_some() || self.awaiting.is_some()
     }
 
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
         if self.panic.is_some() && self.panic_line(text, number, found) {
+            return true;
+        }
+        if self.load.is_some() && self.load_line(text, number, found) {
+            return true;
+        }
+        if let Some(test) = self.awaiting.take()
+            && text.starts_with([' ', '\t'])
+            && !text.trim().is_empty()
+            && !text.trim_start().starts_with("--- ")
+            && !text.contains(".go:")
+        {
+            if let Some(first) = self.messages.get_mut(&test) {
+                let said = text.trim();
+                // A label (`want:`) says little alone: the line under it goes with it.
+                if first.2.is_empty() && said.ends_with(':') {
+                    self.awaiting = Some(test);
+                } else if !first.2.is_empty() {
+                    first.2.push(' ');
+                }
+                first.2.push_str(said);
+            }
+            return true;
+        }
+        if text.starts_with("package ") {
+            self.load = Some(LoadError { text: text.to_string(), start: number, end: number });
+            return true;
+        }
+        if text.starts_with("pattern ") && text.contains(": ") {
+            found.push(Diagnostic::error(text.trim()).with_log_range(number, number));
             return true;
         }
         if let Some(pkg) = text.strip_prefix("# ") {
@@ -127,11 +194,14 @@ impl Recogniser<Found> for Go {
         if text.starts_with([' ', '\t']) && text.contains(".go:") {
             if let Some(caps) = MESSAGE.captures(text)
                 && let Some(owner) = &self.owner
+                && !self.messages.contains_key(owner)
             {
-                self.messages.entry(owner.clone()).or_insert_with(|| {
-                    let line = caps["line"].parse().unwrap_or(0);
-                    (caps["file"].to_string(), line, caps["msg"].to_string(), number)
-                });
+                let line = caps["line"].parse().unwrap_or(0);
+                let message = caps.name("msg").map_or("", |m| m.as_str().trim());
+                if message.is_empty() {
+                    self.awaiting = Some(owner.clone());
+                }
+                self.messages.insert(owner.clone(), (caps["file"].to_string(), line, message.to_string(), number));
             }
             return true;
         }
@@ -144,6 +214,9 @@ impl Recogniser<Found> for Go {
                 end: number,
                 function: None,
                 frame: None,
+                in_chosen: false,
+                caller: None,
+                test_of_frame: None,
             });
             return true;
         }
@@ -165,6 +238,13 @@ impl Recogniser<Found> for Go {
         if text.contains(".go:")
             && let Some(caps) = COMPILE.captures(text)
         {
+            if caps["msg"].trim() == "too many errors" {
+                // The compiler stopped at the last error's place: that error, not another.
+                if let Some(d) = found.last_mut() {
+                    extend(d, number);
+                }
+                return true;
+            }
             let file = &caps["file"];
             self.learn_module(file);
             let d = at(
@@ -185,6 +265,9 @@ impl Recogniser<Found> for Go {
         self.module = module_in_go_mod(&found.cwd).or(self.module.take());
         if let Some(panic) = self.panic.take() {
             self.add_panic(panic, found);
+        }
+        if let Some(load) = self.load.take() {
+            push_load_error(load, found);
         }
         let pending: Vec<Outcome> = self.open.drain(..).collect();
         self.done.extend(pending.into_iter().map(|o| (None, o)));
@@ -226,24 +309,26 @@ impl Go {
             || text.starts_with("[signal ")
         {
             panic.end = number;
+            panic.in_chosen &= !text.starts_with("goroutine ");
             return true;
         }
         if let Some(location) = text.strip_prefix('\t') {
             panic.end = number;
             let location = location.split(" +0x").next().unwrap_or(location);
             let function = panic.function.take().unwrap_or_default();
+            panic.follow_chosen_goroutine(&function);
             if panic.frame.is_none()
                 && let Some((file, line)) = location.rsplit_once(':')
                 && let Ok(line) = line.parse()
             {
-                let internal = ["runtime.", "testing.", "panic("].iter().any(|p| function.starts_with(p))
-                    || file.contains("/src/runtime/")
-                    || file.contains("/src/testing/");
                 let relative = relative_to(file, &found.cwd);
-                if !internal && !buildvise_plugin_api::is_absolute(&relative) {
+                let ours = !buildvise_plugin_api::is_absolute(&relative) || is_module_code(&function, file);
+                if !is_internal_frame(&function, file) && ours {
                     self.learn_from_frame(&function, &relative);
                     let panic = self.panic.as_mut().expect("reading a panic");
                     panic.frame = Some((relative, line));
+                    panic.in_chosen = true;
+                    panic.caller = Some(function);
                 }
             }
             return true;
@@ -258,7 +343,25 @@ impl Go {
         false
     }
 
-    fn add_panic(&mut self, panic: Panic, found: &mut Found) {
+    /// A line while a load error is read: an `imports` line goes on with it. False at the first
+    /// line that does not, once the error is added.
+    fn load_line(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        let Some(load) = self.load.as_mut() else { return false };
+        if let Some(imports) = text.strip_prefix('\t').filter(|rest| rest.starts_with("imports ")) {
+            load.text.push(' ');
+            load.text.push_str(imports.trim());
+            load.end = number;
+            return true;
+        }
+        let load = self.load.take().expect("reading a load error");
+        push_load_error(load, found);
+        false
+    }
+
+    fn add_panic(&mut self, mut panic: Panic, found: &mut Found) {
+        if panic.test.is_none() {
+            panic.test = panic.test_of_frame.take();
+        }
         let mut d = match &panic.frame {
             Some((file, line)) => at(Severity::Error, &panic.message, file.clone(), Some(*line), None, panic.start),
             None => Diagnostic::error(panic.message.clone()).with_log_range(panic.start, panic.start),
@@ -300,7 +403,11 @@ impl Go {
                     Some(dir) if !dir.is_empty() => format!("{dir}/{file}"),
                     _ => file.clone(),
                 };
-                let mut d = at(Severity::Error, message, file, Some(*line), None, *number);
+                let message = match message.is_empty() {
+                    true => format!("{} failed", outcome.name),
+                    false => message.clone(),
+                };
+                let mut d = at(Severity::Error, &message, file, Some(*line), None, *number);
                 extend(&mut d, outcome.number.max(*number));
                 d
             }
@@ -343,6 +450,56 @@ impl Go {
         let Some(slash) = path.rfind('/') else { return };
         let package_end = path[slash..].find('.').map_or(path.len(), |i| slash + i);
         self.module = path[..package_end].strip_suffix(dir).and_then(|m| m.strip_suffix('/')).map(str::to_string);
+    }
+}
+
+impl Panic {
+    /// Reads a frame's function in the chosen frame's goroutine: the function that
+    /// `testing.tRunner` calls is the test.
+    fn follow_chosen_goroutine(&mut self, function: &str) {
+        if !self.in_chosen || self.test_of_frame.is_some() {
+            return;
+        }
+        if function.starts_with("testing.tRunner(") {
+            self.test_of_frame = self.caller.as_deref().and_then(test_of_function);
+        } else {
+            self.caller = Some(function.to_string());
+        }
+    }
+}
+
+/// Whether a frame is Go's own code rather than the project's: the runtime, the testing package
+/// and the `_testmain.go` that `go test` generates.
+fn is_internal_frame(function: &str, file: &str) -> bool {
+    ["runtime.", "testing.", "panic(", "main.main("].iter().any(|p| function.starts_with(p))
+        || file.contains("/src/runtime/")
+        || file.contains("/src/testing/")
+        || file.ends_with("_testmain.go")
+}
+
+/// Whether a frame outside the cwd (a log read elsewhere than it ran) is still a module's code
+/// rather than the standard library's or a dependency's: its package path starts with a domain
+/// (`github.com/…`, where the standard library's have no dot) and the file is not in the module
+/// cache.
+fn is_module_code(function: &str, file: &str) -> bool {
+    let first = function.split('/').next().unwrap_or_default();
+    first.contains('.') && function.contains('/') && !file.contains("/pkg/mod/")
+}
+
+/// The test a frame's function is: `example.com/m/pkg.TestX(0xc000…)` is `TestX`, and a
+/// subtest's closure `example.com/m/pkg.TestX.func1(…)` its parent `TestX`.
+fn test_of_function(function: &str) -> Option<String> {
+    let path = function.split('(').next().unwrap_or(function);
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let is_test = |part: &&str| ["Test", "Example", "Benchmark", "Fuzz"].iter().any(|p| part.starts_with(p));
+    name.split('.').skip(1).find(is_test).map(str::to_string)
+}
+
+/// A load error, once its `imports` lines are read; `package a` alone, with no reason, is no
+/// error (a program's own output may start so).
+fn push_load_error(load: LoadError, found: &mut Found) {
+    if load.text.contains(": ") || load.text.contains(" is not in ") {
+        found.push(Diagnostic::error(load.text).with_log_range(load.start, load.end));
     }
 }
 
@@ -457,6 +614,112 @@ vet: cmd/app/main.go:9:14: cannot use \"hello\" (untyped string constant) as int
             brief(&parse(&["go"], log, 2)),
             [
                 "error cmd/app/main.go:9:14 cannot use \"hello\" (untyped string constant) as int value in variable declaration"
+            ]
+        );
+    }
+
+    #[test]
+    fn too_many_errors_is_the_last_error_s_place_not_another() {
+        // go 1.19.8, `go test ./...` on spf13/pflag after Parse became variadic.
+        let log = "\
+# github.com/spf13/pflag [github.com/spf13/pflag.test]
+./bool_test.go:58:17: cannot use []string{…} (value of type []string) as type string in argument to f.Parse
+./bool_test.go:69:17: cannot use []string{…} (value of type []string) as type string in argument to f.Parse
+./bool_test.go:69:17: too many errors
+FAIL	github.com/spf13/pflag [build failed]
+FAIL
+";
+        let result = parse(&["go"], log, 2);
+        assert_eq!(result.diagnostics.len(), 2, "{:?}", brief(&result));
+        assert_eq!(result.diagnostics[1].log_range.map(|r| (r.start, r.end)), Some((3, 4)));
+    }
+
+    #[test]
+    fn load_errors_name_no_file() {
+        // go 1.19.8: an import cycle (`go build ./...`), and `./...` outside any module.
+        let cycle = "\
+package github.com/BurntSushi/toml
+\timports github.com/BurntSushi/toml/internal
+\timports github.com/BurntSushi/toml: import cycle not allowed
+";
+        let result = parse(&["go"], cycle, 1);
+        assert_eq!(
+            brief(&result),
+            [
+                "error - package github.com/BurntSushi/toml imports github.com/BurntSushi/toml/internal imports github.com/BurntSushi/toml: import cycle not allowed"
+            ]
+        );
+        assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 3)));
+        let pattern = "pattern ./...: directory prefix . does not contain main module or its selected dependencies\n";
+        assert_eq!(
+            brief(&parse(&["go"], pattern, 1)),
+            ["error - pattern ./...: directory prefix . does not contain main module or its selected dependencies"]
+        );
+        assert!(parse(&["go"], "package main\nok  \texample.com/demo\t0.01s\n", 0).diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_timeout_names_the_test_its_stuck_goroutine_runs() {
+        // go 1.19.8, `go test -timeout 2s ./...` on google/uuid with a test that deadlocks.
+        let log = "\
+panic: test timed out after 2s
+
+goroutine 34 [running]:
+testing.(*M).startAlarm.func1()
+	/usr/lib/go-1.19/src/testing/testing.go:2036 +0x8e
+created by time.goFunc
+	/usr/lib/go-1.19/src/time/sleep.go:176 +0x32
+
+goroutine 1 [chan receive]:
+testing.(*M).Run(0xc0000b4280)
+	/usr/lib/go-1.19/src/testing/testing.go:1726 +0x5d9
+main.main()
+	_testmain.go:169 +0x1aa
+
+goroutine 33 [semacquire]:
+sync.(*Mutex).lockSlow(0x74ff00)
+	/usr/lib/go-1.19/src/sync/mutex.go:171 +0x165
+github.com/google/uuid.SetNodeInterface({0x0?, 0x0?})
+	/home/dev/src/demo/node.go:35 +0x91
+github.com/google/uuid.NewUUID()
+	/home/dev/src/demo/version1.go:38 +0xc5
+github.com/google/uuid.TestClockSeq(0xc0000e5ba0)
+	/home/dev/src/demo/uuid_test.go:238 +0x145
+testing.tRunner(0xc0000e5ba0, 0x5e35a8)
+	/usr/lib/go-1.19/src/testing/testing.go:1446 +0x10b
+created by testing.(*T).Run
+	/usr/lib/go-1.19/src/testing/testing.go:1493 +0x35f
+FAIL	github.com/google/uuid	2.006s
+FAIL
+";
+        let result = parse(&["go"], log, 1);
+        assert_eq!(brief(&result), ["error node.go:35 panic: test timed out after 2s"]);
+        assert_eq!(result.diagnostics[0].test.as_deref(), Some("TestClockSeq"));
+        assert_eq!(result.failed_tests, ["TestClockSeq"]);
+    }
+
+    #[test]
+    fn a_message_that_starts_with_a_newline_is_said_on_the_next_line() {
+        // go 1.19.8, BurntSushi/toml: `t.Fatalf("\nwant:\n%s\nhave:\n%s", …)` in a subtest.
+        let log = "\
+--- FAIL: TestErrorPosition (0.00s)
+    --- FAIL: TestErrorPosition/array/no-close-01.toml (0.00s)
+        error_test.go:94: 
+            want:
+            toml: error: expected a comma (',') or array terminator (']'), but got end of file
+    --- FAIL: TestErrorPosition/key/without-value-01.toml (0.00s)
+        error_test.go:94: 
+    --- FAIL: TestErrorPosition/key/without-value-02.toml (0.00s)
+FAIL
+FAIL	github.com/BurntSushi/toml	0.165s
+";
+        let result = parse(&["go"], log, 1);
+        assert_eq!(
+            brief(&result),
+            [
+                "error error_test.go:94 want: toml: error: expected a comma (',') or array terminator (']'), but got end of file",
+                "error error_test.go:94 TestErrorPosition/key/without-value-01.toml failed",
+                "error - TestErrorPosition/key/without-value-02.toml failed",
             ]
         );
     }

@@ -3,6 +3,10 @@
 //! it. A note elsewhere (`reveal_type`, a note alone) is information. The closing `Found 4 errors
 //! in 1 file` and `Success: …` lines repeat the count and are not diagnostics.
 //!
+//! An error about a whole file names no line (`pkg/a.py: error: Duplicate module named "a"`), and
+//! its notes neither; a note with no line that follows no such error is context
+//! (`--show-error-context`'s `file.py: note: In function "f":`), not a finding.
+//!
 //! `--pretty` (often set in a project's config) wraps an error's message to the terminal's width,
 //! 80 columns through a pipe: the message goes on over unindented lines, the last of which ends
 //! with the `[code]` (or is the code alone), and then come the source line and a caret line, each
@@ -26,7 +30,7 @@ static PYTHON_FILE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(".p
 
 static LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?P<file>[^\s:][^:]*\.pyi?):(?P<line>\d+):(?:(?P<col>\d+):)?(?:\d+:\d+:)? (?P<sev>error|warning|note): (?P<msg>\s*\S.*?)(?:  \[(?P<code>[a-z0-9-]+)\])?$",
+        r"^(?P<file>[^\s:][^:]*\.pyi?):(?:(?P<line>\d+):(?:(?P<col>\d+):)?(?:\d+:\d+:)?)? (?P<sev>error|warning|note): (?P<msg>\s*\S.*?)(?:  \[(?P<code>[a-z0-9-]+)\])?$",
     )
     .expect("valid regex")
 });
@@ -161,7 +165,9 @@ impl Recogniser<Found> for Mypy {
                 return true;
             }
             self.open = false;
-            found.push(at(Severity::Info, message, file, line, col, number));
+            if line.is_some() {
+                found.push(at(Severity::Info, message, file, line, col, number));
+            }
             return true;
         }
         let severity = if &caps["sev"] == "error" { Severity::Error } else { Severity::Warning };
@@ -346,6 +352,43 @@ Found 2 errors in 1 file (checked 8 source files)
                 "error src/itsdangerous/timed.py:33 Incompatible return value type (got \"float\", expected \"int\")",
                 "error src/itsdangerous/timed.py:48 Argument 1 to \"int_to_bytes\" has incompatible type \"str\"; expected \"int\"",
             ]
+        );
+    }
+
+    #[test]
+    fn an_error_about_a_whole_file_has_no_line_and_its_notes_join_it() {
+        // mypy 2.4.1 with `pretty = true` (hynek/structlog), given one module twice: the error
+        // names no line, and its message wraps.
+        let log = "\
+src/structlog/processors.py: error: Duplicate module named
+\"structlog.processors\" (also at \"src/structlog/processors.py\")
+src/structlog/processors.py: note: See https://mypy.readthedocs.io/en/stable/running_mypy.html#mapping-file-paths-to-modules for more info
+src/structlog/processors.py: note: Common resolutions include:
+src/structlog/processors.py: note:     a) using `--exclude` to avoid checking one of them,
+Found 1 error in 1 file (errors prevented further checking)
+";
+        let result = parse(&["mypy"], log, 2);
+        assert_eq!(
+            brief(&result),
+            [
+                "error src/structlog/processors.py Duplicate module named \"structlog.processors\" (also at \"src/structlog/processors.py\")"
+            ]
+        );
+        assert_eq!(result.diagnostics[0].notes.len(), 3);
+        assert_eq!(result.diagnostics[0].log_range.map(|r| (r.start, r.end)), Some((1, 5)));
+    }
+
+    #[test]
+    fn a_context_note_is_no_finding() {
+        // mypy 2.4.1 --show-error-context, without pretty.
+        let log = "\
+pkg/core.py: note: In function \"f\":
+pkg/core.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]
+Found 1 error in 1 file (checked 1 source file)
+";
+        assert_eq!(
+            brief(&parse(&["mypy"], log, 1)),
+            ["error pkg/core.py:3 Incompatible return value type (got \"int\", expected \"str\") [return-value]"]
         );
     }
 }

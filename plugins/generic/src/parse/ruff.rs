@@ -1,11 +1,17 @@
-//! `ruff check` findings, in both forms ruff prints: the default full form (a `F401 [*] message`
-//! headline, then ` --> path:line:col` and a code frame) and the concise one
-//! (`path:line:col: F401 [*] message`). Each finding is an error: ruff counts them as errors and
-//! fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code. The
-//! closing `Found 6 errors.` and the fixable count are not diagnostics.
+//! `ruff check` findings, in the forms ruff prints: the default full form (a `F401 [*] message`
+//! headline, then ` --> path:line:col` and a code frame), the concise one
+//! (`path:line:col: F401 [*] message`) and the grouped one (a `path:` line, then an indented
+//! `line:col F401 [*] message` per finding). Each finding is an error: ruff counts them as errors
+//! and fails the run on any. Syntax errors read `invalid-syntax: message` in place of a code, and
+//! `ruff format --check` reports a file to reformat as `unformatted: File would be reformatted`
+//! in the full form. The closing `Found 6 errors.` and the fixable count are not diagnostics.
+//!
+//! When ruff cannot run (a config it cannot read), it prints `ruff failed` and a chain of
+//! `  Cause: …` lines, a TOML error's code frame and its reason: one error, at the file and line
+//! the causes name.
 
 use super::{Found, at, extend};
-use buildvise_plugin_api::{Recogniser, Severity, Text, Wants};
+use buildvise_plugin_api::{Diagnostic, Recogniser, Severity, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -25,12 +31,81 @@ static CONCISE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// A grouped finding: `  12:5  F841 [*] message`, under its file's `path:` line.
+static GROUPED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s+(?P<line>\d+):(?P<col>\d+)\s+(?:(?P<code>[A-Z]+[0-9]+)|(?P<kind>[a-z][a-z-]*):) (?:\[\*\] )?(?P<msg>\s*\S.*)$",
+    )
+    .expect("valid regex")
+});
+
+/// A TOML error's place, in a `Cause:` line.
+static TOML_PLACE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"at line (?P<line>\d+), column (?P<col>\d+)").expect("valid regex"));
+
 #[derive(Default)]
 pub(crate) struct Ruff {
     /// A headline waiting for its ` --> ` line: code, message, log line.
     headline: Option<(String, String, u64)>,
     /// Inside a finding's frame: its lines belong to the last diagnostic.
     in_frame: bool,
+    /// The file of the grouped findings being read.
+    group: Option<String>,
+    /// `ruff failed` and what it has said since.
+    failure: Option<Failure>,
+}
+
+#[derive(Default)]
+struct Failure {
+    causes: Vec<String>,
+    /// The file a cause names (`Failed to parse /…/pyproject.toml`).
+    file: Option<String>,
+    line: Option<u32>,
+    col: Option<u32>,
+    /// The line after a code frame, which says what is wrong there.
+    reason: Option<String>,
+    start: u64,
+    end: u64,
+}
+
+impl Failure {
+    /// Takes a line of the failure's report; false at the first that is not one.
+    fn takes(&mut self, text: &str, number: u64) -> bool {
+        if let Some(cause) = text.strip_prefix("  Cause: ") {
+            if let Some(file) = cause.strip_prefix("Failed to parse ") {
+                self.file = Some(file.trim().to_string());
+            }
+            if let Some(caps) = TOML_PLACE.captures(cause) {
+                self.line = caps["line"].parse().ok();
+                self.col = caps["col"].parse().ok();
+            }
+            self.causes.push(cause.trim().to_string());
+        } else if is_frame_line(text) {
+            // The code frame under a TOML error.
+        } else if self.reason.is_none() && !self.causes.is_empty() && !text.trim().is_empty() {
+            self.reason = Some(text.trim().to_string());
+        } else {
+            return false;
+        }
+        self.end = number;
+        true
+    }
+
+    fn diagnostic(self, found: &Found) -> Diagnostic {
+        let message = self.reason.clone().or_else(|| self.causes.last().cloned()).unwrap_or("ruff failed".into());
+        let mut d = Diagnostic::error(message).with_log_range(self.start, self.end);
+        if let Some(file) = &self.file {
+            d = d.with_location(found.path(file), self.line, self.col);
+        }
+        d.notes = self.causes;
+        d
+    }
+}
+
+/// A code frame's line: `    |`, `223 | line-length = "79"`, `    |               ^^^^`.
+fn is_frame_line(text: &str) -> bool {
+    let rest = text.trim_start_matches(|c: char| c == ' ' || c.is_ascii_digit());
+    rest.len() < text.len() && rest.starts_with('|')
 }
 
 impl Recogniser<Found> for Ruff {
@@ -39,8 +114,25 @@ impl Recogniser<Found> for Ruff {
         Wants::every()
     }
 
+    fn is_open(&self) -> bool {
+        self.failure.is_some()
+    }
+
     fn feed(&mut self, line: &Text<'_>, found: &mut Found) -> bool {
         let (text, number) = (line.text, line.number);
+        if let Some(failure) = &mut self.failure {
+            if failure.takes(text, number) {
+                return true;
+            }
+            self.flush(found);
+        }
+        if text == "ruff failed" {
+            self.failure = Some(Failure { start: number, end: number, ..Failure::default() });
+            return true;
+        }
+        if self.group.is_some() && self.grouped(text, number, found) {
+            return true;
+        }
         if let Some((code, message, start)) = self.headline.take()
             && let Some(caps) = ARROW.captures(text)
         {
@@ -81,6 +173,10 @@ impl Recogniser<Found> for Ruff {
             self.headline = Some((code.to_string(), caps["msg"].to_string(), number));
             return true;
         }
+        if let Some(file) = text.strip_suffix(':').filter(|f| !f.is_empty() && !f.contains(char::is_whitespace)) {
+            self.group = Some(file.to_string());
+            return true;
+        }
         if !text.contains(": ") {
             return false;
         }
@@ -89,6 +185,33 @@ impl Recogniser<Found> for Ruff {
         let code = caps.name("code").or(caps.name("kind")).map_or("", |m| m.as_str());
         let d = at(Severity::Error, &caps["msg"], found.path(&caps["file"]), line, col, number).with_code(code);
         found.push(d);
+        true
+    }
+
+    fn flush(&mut self, found: &mut Found) {
+        if let Some(failure) = self.failure.take() {
+            let d = failure.diagnostic(found);
+            found.push(d);
+        }
+    }
+}
+
+impl Ruff {
+    /// A line under a grouped file's `path:` line: a finding, or the blank line that ends the
+    /// group (true), or anything else, which ends it too (false).
+    fn grouped(&mut self, text: &str, number: u64, found: &mut Found) -> bool {
+        if text.trim().is_empty() {
+            self.group = None;
+            return true;
+        }
+        let Some(caps) = GROUPED.captures(text) else {
+            self.group = None;
+            return false;
+        };
+        let file = found.path(self.group.as_deref().unwrap_or_default());
+        let (line, col) = (caps["line"].parse().ok(), caps["col"].parse().ok());
+        let code = caps.name("code").or(caps.name("kind")).map_or("", |m| m.as_str());
+        found.push(at(Severity::Error, &caps["msg"], file, line, col, number).with_code(code));
         true
     }
 }
@@ -208,6 +331,73 @@ Found 1 error.
         assert_eq!(
             brief(&parse(&["ruff"], log, 1)),
             ["error bad.py:1:7 Expected a parameter or the end of the parameter list [invalid-syntax]"]
+        );
+    }
+
+    #[test]
+    fn reads_the_grouped_form() {
+        // ruff 0.17.6 `--output-format grouped`, with a syntax error in a second file.
+        let log = "\
+src/markupsafe/_native.py:
+  1:8  F401 [*] `re` imported but unused
+  4:54 B006 Do not use mutable data structures for argument defaults
+
+bad.py:
+  1:7 invalid-syntax: Expected a parameter or the end of the parameter list
+
+Found 3 errors.
+[*] 1 fixable with `--fix`.
+";
+        assert_eq!(
+            brief(&parse(&["ruff"], log, 1)),
+            [
+                "error src/markupsafe/_native.py:1:8 `re` imported but unused [F401]",
+                "error src/markupsafe/_native.py:4:54 Do not use mutable data structures for argument defaults [B006]",
+                "error bad.py:1:7 Expected a parameter or the end of the parameter list [invalid-syntax]",
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_format_check_findings() {
+        // ruff 0.17.6 `ruff format --check`.
+        let log = "\
+unformatted: File would be reformatted
+   --> more_itertools/recipes.py:126:13
+    |
+125 |     \"\"\"
+    -     if n < 0 :
+126 +     if n < 0:
+    |
+
+1 file would be reformatted, 12 files already formatted
+";
+        assert_eq!(
+            brief(&parse(&["ruff"], log, 1)),
+            ["error more_itertools/recipes.py:126:13 File would be reformatted [unformatted]"]
+        );
+    }
+
+    #[test]
+    fn a_config_ruff_cannot_read_is_one_error_where_the_causes_point() {
+        // ruff 0.17.6 with `line-length = "79"` in pyproject.toml.
+        let log = "\
+ruff failed
+  Cause: Failed to parse /home/dev/src/demo/pyproject.toml
+  Cause: TOML parse error at line 223, column 15
+    |
+223 | line-length = \"79\"
+    |               ^^^^
+invalid type: string \"79\", expected i64
+
+";
+        let result = parse(&["ruff"], log, 2);
+        assert_eq!(brief(&result), ["error pyproject.toml:223:15 invalid type: string \"79\", expected i64"]);
+        assert_eq!(result.diagnostics[0].notes.len(), 2);
+        let selector = "ruff failed\n  Cause: Unknown rule selector `XYZ9` in `select` from the CLI\n";
+        assert_eq!(
+            brief(&parse(&["ruff"], selector, 2)),
+            ["error - Unknown rule selector `XYZ9` in `select` from the CLI"]
         );
     }
 }
