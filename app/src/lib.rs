@@ -43,7 +43,7 @@ pub use buildvise_engine::store::{AnsweredCall, RunMeta, RunStatus, StreamFilter
 pub use log::Page;
 
 use buildvise_engine::outcome::Finished;
-use buildvise_engine::parse::{Flagged, flag_stored};
+use buildvise_engine::parse::{Flagged, TROUBLE_WORDS, flag_stored};
 use buildvise_engine::plugins::{self, Registry};
 use buildvise_engine::render::{self, Tail};
 use buildvise_engine::run::Guard;
@@ -160,7 +160,13 @@ impl App {
             tail = (reader.page(StreamFilter::Both, start, u64::from(max_lines)).unwrap_or_default(), total);
             flagged = flag_stored(&mut reader, start).unwrap_or_default();
         }
-        let tail = Tail { lines: &tail.0, total: tail.1, flagged: &flagged.lines, flagged_count: flagged.count };
+        let tail = Tail {
+            lines: &tail.0,
+            total: tail.1,
+            flagged: &flagged.lines,
+            flagged_count: flagged.count,
+            flagged_grep: TROUBLE_WORDS,
+        };
         render::render_exec(finished, Some(tail), detail, max_lines, Hints { surface, stored: true })
     }
 

@@ -4,7 +4,7 @@
 use super::{App, AppError};
 use buildvise_engine::outcome::{Finished, RunResult};
 use buildvise_engine::parse::SavedError;
-use buildvise_engine::parse::{Flagged, SavedLog, flag_saved, parse_saved};
+use buildvise_engine::parse::{Flagged, SavedLog, TROUBLE_WORDS, flag_saved, parse_saved};
 use buildvise_engine::render::{self, Detail, Hints, Rendered, Tail};
 use buildvise_engine::store::{RunMeta, RunStatus};
 use buildvise_plugin_api::{Diagnostic, ParseContext, RunEnd, is_absolute};
@@ -57,8 +57,13 @@ impl App {
             true => flag_saved(&call.log, parsed.lines.saturating_sub(u64::from(max_lines)))?,
             false => Flagged::default(),
         };
-        let tail =
-            Tail { lines: &parsed.tail, total: parsed.lines, flagged: &flagged.lines, flagged_count: flagged.count };
+        let tail = Tail {
+            lines: &parsed.tail,
+            total: parsed.lines,
+            flagged: &flagged.lines,
+            flagged_count: flagged.count,
+            flagged_grep: TROUBLE_WORDS,
+        };
         let rendered = render::render_exec(&finished, Some(tail), call.detail, max_lines, hints);
         Ok((finished.result, rendered))
     }

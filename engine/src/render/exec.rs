@@ -199,6 +199,8 @@ pub struct Tail<'a> {
     /// are ([`crate::parse::flag_stored`]): what the tail of a flood does not show.
     pub flagged: &'a [LogLine],
     pub flagged_count: u64,
+    /// The `grep` that finds every flagged line, offered for those not shown.
+    pub flagged_grep: &'a str,
 }
 
 /// Whether an answer at `detail` shows the output's tail: always in full; in standard when
@@ -336,7 +338,7 @@ fn flagged_lines(text: &mut String, view: &mut ExecView<'_>, tail: &Tail<'_>, hi
     }
     let rest = tail.flagged_count - tail.flagged.len() as u64;
     if rest > 0 && hints.stored {
-        let span = LogSpan { grep: Some(crate::parse::TROUBLE_WORDS), ..LogSpan::default() };
+        let span = LogSpan { grep: Some(tail.flagged_grep), ..LogSpan::default() };
         let _ = writeln!(text, "+{rest} more: {}", log_call(hints.surface, view.run_id, span));
     }
 }
@@ -930,7 +932,7 @@ mod tests {
     const MCP: Hints = Hints { surface: Surface::Mcp, stored: true };
 
     fn standard(f: &Finished, tail: &[LogLine], hints: Hints) -> String {
-        let tail = Tail { lines: tail, total: tail.len() as u64, flagged: &[], flagged_count: 0 };
+        let tail = Tail { lines: tail, total: tail.len() as u64, flagged: &[], flagged_count: 0, flagged_grep: "" };
         render_exec(f, Some(tail), Detail::Standard, 20, hints).text
     }
 
@@ -963,7 +965,7 @@ mod tests {
         assert!(text.ends_with("other output (2 of 4 lines):\nChecking formatting...\n[warn] 2 files\n"), "{text}");
         let full = render_exec(
             &f,
-            Some(Tail { lines: &lines, total: 4, flagged: &[], flagged_count: 0 }),
+            Some(Tail { lines: &lines, total: 4, flagged: &[], flagged_count: 0, flagged_grep: "" }),
             Detail::Full,
             20,
             MCP,
