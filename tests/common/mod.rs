@@ -10,6 +10,7 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod cases;
 pub mod http;
 pub mod managers;
 pub mod mcp;
@@ -369,6 +370,36 @@ pub fn python_venv(name: &str, requirement: &str) -> Option<PathBuf> {
         std::fs::write(&stamp, requirement).expect("mark the venv ready");
     }
     Some(venv)
+}
+
+/// `program` from Debian's `package`, unpacked (not installed) under
+/// `target/test-env/debian/PACKAGE` on first use and reused after; None when this machine has no
+/// `apt-get` and `dpkg` (callers then [`skip`]). The package's libraries must already be on the
+/// machine: only its own files are unpacked. A failed download panics, as in [`python_venv`].
+pub fn debian_program(package: &str, program: &str) -> Option<PathBuf> {
+    let has = |tool: &str| {
+        Command::new(tool).arg("--version").stdin(Stdio::null()).output().is_ok_and(|out| out.status.success())
+    };
+    if !has("apt-get") || !has("dpkg") {
+        return None;
+    }
+    let dir = root().join("target/test-env/debian").join(package);
+    std::fs::create_dir_all(&dir).expect("create target/test-env/debian");
+    let lock = std::fs::File::create(dir.with_extension("lock")).expect("create the package's lock file");
+    lock.lock().expect("lock the package");
+    let found = dir.join("root/usr/bin").join(program);
+    if !found.is_file() {
+        setup_step(Command::new("apt-get").args(["download", package]).current_dir(&dir));
+        let deb = std::fs::read_dir(&dir)
+            .expect("read the download folder")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "deb"))
+            .unwrap_or_else(|| panic!("apt-get download {package} left no .deb in {}", dir.display()));
+        setup_step(Command::new("dpkg").arg("-x").arg(&deb).arg(dir.join("root")));
+        assert!(found.is_file(), "{package} has no usr/bin/{program}");
+    }
+    Some(found)
 }
 
 /// Runs one provisioning command; panics with its output when it fails.
