@@ -27,6 +27,11 @@ const DEFAULT_MAX_TIMEOUT_SECS: u64 = 3600;
 const DEFAULT_CONCURRENT_RUNS: usize = 4;
 pub const PROJECT_FILE: &str = "buildvise.toml";
 /// Keys only the operator may set, refused in a project file with the reason.
+/// The most a project's `buildvise.toml` may hold: far more than a real one (a few KiB), and
+/// little enough that a file planted to be huge costs no memory or time worth the name.
+pub const PROJECT_FILE_MAX_BYTES: u64 = 256 * 1024;
+/// The most tools a project's file may define; `list` shows each, so more would flood an answer.
+pub const PROJECT_MAX_TOOLS: usize = 100;
 const OPERATOR_ONLY: &[&str] = &["plugin_dirs", "allow_mutating", "concurrent_runs"];
 
 /// The user's config file as written. Every key is optional so that it layers over defaults.
@@ -145,6 +150,12 @@ pub enum ConfigError {
     },
     #[error("{}: {problem}", path.display())]
     Value { path: PathBuf, problem: MaxLinesError },
+    #[error(
+        "{} is larger than {PROJECT_FILE_MAX_BYTES} bytes, the most a project's {PROJECT_FILE} may be; \
+         shorten it (a tool's script belongs in a file of its own)",
+        path.display()
+    )]
+    TooLarge { path: PathBuf },
 }
 
 /// A part of a config file that cannot be used. It is left out, and with it only what it concerns:
@@ -244,9 +255,22 @@ impl Config {
             .map(|dir| dir.join(PROJECT_FILE))
             .find(|p| p.is_file());
         let Some(path) = found else { return Ok((self.clone(), None)) };
-        let Some(text) = read_optional(&path)? else { return Ok((self.clone(), None)) };
+        let Some(text) = read_project_file(&path)? else { return Ok((self.clone(), None)) };
         let mut narrowed = self.clone();
-        let file = project_file(&path, &text, &mut narrowed.problems)?;
+        let mut file = project_file(&path, &text, &mut narrowed.problems)?;
+        if file.tools.len() > PROJECT_MAX_TOOLS {
+            narrowed.problems.push(Problem {
+                path: path.clone(),
+                key: "tools".into(),
+                reason: format!(
+                    "{} tools; a project may define at most {PROJECT_MAX_TOOLS}, so only the first {PROJECT_MAX_TOOLS} \
+                     by name are kept",
+                    file.tools.len()
+                ),
+                tool: None,
+            });
+            file.tools = std::mem::take(&mut file.tools).into_iter().take(PROJECT_MAX_TOOLS).collect();
+        }
         if let Some(n) = file.max_lines {
             match check_max_lines(i64::from(n)) {
                 Ok(n) => narrowed.max_lines = n,
@@ -341,6 +365,28 @@ fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
     }
 }
 
+/// A project's file, read no further than its cap; None when there is none, or when what is
+/// there is no regular file (checked again once open: a FIFO or a device swapped in after the
+/// search found the file would block the read or never end it).
+fn read_project_file(path: &Path) -> Result<Option<String>, ConfigError> {
+    use std::io::Read;
+    let read_error = |source| ConfigError::Read { path: path.to_path_buf(), source };
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(read_error(source)),
+    };
+    if !file.metadata().map_err(read_error)?.is_file() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    file.take(PROJECT_FILE_MAX_BYTES + 1).read_to_string(&mut text).map_err(read_error)?;
+    if text.len() as u64 > PROJECT_FILE_MAX_BYTES {
+        return Err(ConfigError::TooLarge { path: path.to_path_buf() });
+    }
+    Ok(Some(text))
+}
+
 /// Validates a `maxLines` value: 1..=10000.
 pub fn check_max_lines(n: i64) -> Result<u32, MaxLinesError> {
     if (1..=i64::from(MAX_LINES_LIMIT)).contains(&n) { Ok(n as u32) } else { Err(MaxLinesError(n)) }
@@ -433,6 +479,25 @@ mod tests {
         assert!(narrowed.problem_of("good").is_none());
         let (_dir, cwd) = project("max_lines = [");
         assert!(Config::default().for_project(&cwd, None).is_err(), "text that is not TOML concerns the whole file");
+    }
+
+    #[test]
+    fn a_projects_file_and_its_tools_are_capped() {
+        // D9: a file padded to any size was read whole, and every tool it defined was listed.
+        let padding = "#".repeat(PROJECT_FILE_MAX_BYTES as usize);
+        let (_dir, cwd) = project(&format!("read_only = true\n{padding}"));
+        let err = Config::default().for_project(&cwd, None).unwrap_err().to_string();
+        assert!(err.contains(&format!("larger than {PROJECT_FILE_MAX_BYTES} bytes")), "{err}");
+
+        let tools: String =
+            (0..PROJECT_MAX_TOOLS + 50).map(|i| format!("[tools.\"t{i:04}\"]\nrun = [\"true\"]\n")).collect();
+        let (_dir, cwd) = project(&format!("read_only = true\n{tools}"));
+        let (narrowed, _) = Config::default().for_project(&cwd, None).unwrap();
+        assert_eq!(narrowed.tools.len(), PROJECT_MAX_TOOLS);
+        assert_eq!(narrowed.tools.last().map(|t| t.name.as_str()), Some("t0099"));
+        let problem = narrowed.problems.iter().find(|p| p.key == "tools").expect("a problem names the cap");
+        assert!(problem.reason.contains("150 tools; a project may define at most 100"), "{}", problem.reason);
+        assert!(narrowed.read_only, "the rest of the file holds");
     }
 
     #[test]
