@@ -81,10 +81,12 @@ impl Store {
     /// passed over.
     pub fn answers(&self, id: &str) -> Result<Vec<SentAnswer>, StoreError> {
         let path = self.run_dir(id)?.join(ANSWERS_FILE);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match super::files::read_bounded(&path) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(StoreError::io(&path, e)),
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
         };
         Ok(bytes.split(|&b| b == b'\n').filter_map(|line| serde_json::from_slice(line).ok()).collect())
     }
@@ -103,7 +105,7 @@ impl Store {
     /// Run `id`'s raw log, for counting: the file as it is on disk.
     pub fn open_log(&self, id: &str) -> Result<std::fs::File, StoreError> {
         let path = self.run_dir(id)?.join(super::log::LOG_FILE);
-        std::fs::File::open(&path).map_err(|e| StoreError::io(&path, e))
+        super::files::open_regular(&path)
     }
 
     /// The tokens kept for run `id`, if any; a damaged file reads as none, to be counted again.

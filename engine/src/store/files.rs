@@ -67,9 +67,47 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     renamed
 }
 
+/// The most a store file that is read whole may hold: far above what buildvise writes (a result
+/// is capped by the diagnostics a parser keeps), and a bound on what a planted file can cost.
+pub const READ_WHOLE_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
-    let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
+    let bytes = read_bounded(path)?;
     serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt { path: path.to_path_buf(), detail: e.to_string() })
+}
+
+/// Opens a store file for reading, refusing what buildvise never writes there: a symlink (not
+/// followed: it could point at `/dev/zero` or another user's file) and anything but a regular
+/// file (a FIFO would block the reader; it is opened without waiting for a writer). Any process
+/// of the user, a build script included, can plant these, so each is damage, named.
+pub fn open_regular(path: &Path) -> Result<File, StoreError> {
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(
+        |e| match e.raw_os_error() {
+            Some(libc::ELOOP) => damaged(path, "a symbolic link, which buildvise never writes"),
+            _ => StoreError::io(path, e),
+        },
+    )?;
+    let kind = file.metadata().map_err(|e| StoreError::io(path, e))?.file_type();
+    if !kind.is_file() {
+        return Err(damaged(path, "not a regular file, which buildvise never writes"));
+    }
+    Ok(file)
+}
+
+/// A store file read whole, through [`open_regular`], refused past [`READ_WHOLE_MAX_BYTES`].
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, StoreError> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(READ_WHOLE_MAX_BYTES + 1).read_to_end(&mut bytes).map_err(|e| StoreError::io(path, e))?;
+    if bytes.len() as u64 > READ_WHOLE_MAX_BYTES {
+        return Err(damaged(path, &format!("larger than {READ_WHOLE_MAX_BYTES} bytes, more than buildvise writes")));
+    }
+    Ok(bytes)
+}
+
+fn damaged(path: &Path, why: &str) -> StoreError {
+    StoreError::Corrupt { path: path.to_path_buf(), detail: why.to_string() }
 }
 
 /// True when `error` means the filesystem (or the user's quota) has no room left.

@@ -99,7 +99,7 @@ impl Index {
         let mut all = Vec::new();
         for entry in entries.flatten() {
             let path = entry.path();
-            let Ok(mut file) = File::open(&path) else { continue };
+            let Ok(mut file) = files::open_regular(&path) else { continue };
             if file.lock_shared().is_ok()
                 && let Some(entry) = read(&mut file, &path)
             {
@@ -153,9 +153,17 @@ fn lock_current(path: &Path) -> Result<File, StoreError> {
 }
 
 /// The file's command, or None when it is empty or damaged.
+/// A command's file; None when it is damaged, and then rewritten by the next record. What is not
+/// a regular file, or is larger than the store ever writes, is damage too (see
+/// [`files::open_regular`]): it must not block or grow the reader.
 fn read(file: &mut File, path: &Path) -> Option<CommandFile> {
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        tracing::warn!("{} is not a regular file; passed over", path.display());
+        return None;
+    }
     let mut text = Vec::new();
-    if let Err(e) = file.rewind().and_then(|()| file.read_to_end(&mut text)) {
+    let read = file.rewind().and_then(|()| (&*file).take(files::READ_WHOLE_MAX_BYTES).read_to_end(&mut text));
+    if let Err(e) = read {
         tracing::warn!("cannot read {}: {e}", path.display());
         return None;
     }

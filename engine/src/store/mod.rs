@@ -198,7 +198,10 @@ impl Store {
     /// The stored result, or None while there is none (the run is going, or it was never parsed).
     pub fn read_result<T: DeserializeOwned>(&self, id: &str) -> Result<Option<T>, StoreError> {
         let path = self.run_dir(id)?.join(RESULT_FILE);
-        if path.is_file() { files::read_json(&path).map(Some) } else { Ok(None) }
+        match files::read_json(&path) {
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            read => read.map(Some),
+        }
     }
 
     pub fn reader(&self, id: &str) -> Result<LogReader, StoreError> {
@@ -315,10 +318,10 @@ impl Store {
 /// a store of an older layout is cleared of its runs and their index.
 fn check_layout(root: &Path) -> Result<(), StoreError> {
     let path = root.join(LAYOUT_FILE);
-    let found = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text.trim().to_string()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(StoreError::io(&path, e)),
+    let found = match files::read_bounded(&path) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).trim().to_string()),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
     };
     match found.as_deref().map(|v| v.parse::<u32>()) {
         Some(Ok(layout)) if layout == LAYOUT => return Ok(()),
@@ -401,6 +404,36 @@ mod tests {
         File::options().write(true).open(store.prune_mark()).unwrap().set_modified(a_while_ago).unwrap();
         assert!(store.prune_due(10), "the last pass started over a minute ago");
         drop(runs);
+    }
+
+    /// D6: a symlink to `/dev/zero` in place of `meta.json` grew a reader to gigabytes, and a
+    /// FIFO in place of a store file hung it. Each is now damage, named, at once.
+    #[test]
+    fn a_planted_symlink_or_fifo_is_damage_not_a_hang() {
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(root.path()).unwrap();
+        let run = store.create_run().unwrap();
+        let mut finished = meta(&run.id);
+        finished.status = RunStatus::Exited;
+        store.write_meta(&run.dir, &finished).unwrap();
+        let (id, dir) = (run.id.clone(), run.dir.clone());
+        drop(run);
+        let outside = root.path().join("elsewhere.json");
+        std::fs::write(&outside, serde_json::to_vec(&finished).unwrap()).unwrap();
+        std::fs::remove_file(dir.join(META_FILE)).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join(META_FILE)).unwrap();
+        let err = store.read_meta(&id).unwrap_err().to_string();
+        assert!(err.contains("meta.json") && err.contains("symbolic link"), "{err}");
+
+        nix::unistd::mkfifo(&dir.join(RESULT_FILE), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reading = Store::open(root.path()).unwrap();
+        std::thread::spawn(move || {
+            let _ = tx.send(reading.read_result::<serde_json::Value>(&id).map_err(|e| e.to_string()));
+        });
+        let read = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("reading a FIFO hung");
+        let err = read.expect_err("a FIFO read as a result");
+        assert!(err.contains("result.json") && err.contains("not a regular file"), "{err}");
     }
 
     #[test]

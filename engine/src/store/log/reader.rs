@@ -203,10 +203,10 @@ impl LogReader {
     fn runs(&mut self) -> Result<&mut Runs, StoreError> {
         if self.runs.is_none() {
             let path = self.dir.join(STREAMS_IDX);
-            let file = match File::open(&path) {
+            let file = match super::super::files::open_regular(&path) {
                 Ok(file) => Some(file),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(StoreError::io(&path, e)),
+                Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(e),
             };
             let entries = match &file {
                 Some(file) => file.metadata().map_err(|e| StoreError::io(&path, e))?.len() / RUN_ENTRY,
@@ -471,10 +471,10 @@ fn next_switch(file: &mut Option<BufReader<File>>) -> std::io::Result<Option<(u6
 /// A file of the run and its length; none when it does not exist.
 fn open_sized(dir: &Path, name: &str) -> Result<Option<(File, u64)>, StoreError> {
     let path = dir.join(name);
-    let file = match File::open(&path) {
+    let file = match super::super::files::open_regular(&path) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(&path, e)),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
     };
     let len = file.metadata().map_err(|e| StoreError::io(&path, e))?.len();
     Ok(Some((file, len)))
