@@ -548,3 +548,21 @@ fn a_full_disk_loses_no_answer_and_retention_makes_room() {
     let last = read("b-last.txt");
     assert!(last.starts_with(&format!("lines {stored}-{stored} of {stored}\n")), "{last}");
 }
+
+/// D4: the dotnet parser looked back over the whole line at every colon, so a long line of them
+/// took time by the square of its length: 100 KB of `:` hit the parser's CPU limit and every
+/// diagnostic of the log was lost. Now those lines cost what their length does, and the error
+/// after them is still read.
+#[test]
+fn long_lines_of_colons_leave_the_dotnet_parser_its_diagnostics() {
+    let sb = Sandbox::new(&[common::plugin("dotnet")]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("build.log");
+    let mut text = format!("{}\n", ":".repeat(200_000)).repeat(30);
+    text.push_str("src/App.cs(3,5): error CS1002: ; expected\n");
+    std::fs::write(&log, text).expect("write log");
+    let parsed = sb.run(["parse", "dotnet.build", "--log", log.to_str().expect("UTF-8"), "--exit-code", "1", "--json"]);
+    let answer = parsed.expect_code(0).json();
+    assert!(answer["parserError"].is_null(), "{parsed}");
+    assert_eq!(answer["errors"][0]["code"], "CS1002", "{parsed}");
+}

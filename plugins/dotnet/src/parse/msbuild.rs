@@ -76,12 +76,13 @@ pub fn severity_before_colon(bytes: &[u8], colon: usize, first_colon: usize) -> 
         return true;
     }
     // A code glued to the word (`errors:`, `warnings:`) means the word went on: a code follows
-    // a blank. The word is tested first, the code's bytes only when it passes.
-    let Some(blank) = before.iter().rposition(u8::is_ascii_whitespace) else {
+    // a blank. Only the code's own bytes are walked back over, never the whole line: a line of
+    // colons asks this at every one of them.
+    let code = before.iter().rev().take_while(|&&b| is_code(b)).count();
+    let Some(blank) = before.len().checked_sub(code + 1).filter(|&at| before[at].is_ascii_whitespace()) else {
         return false;
     };
     ends_with_severity(before[..blank].trim_ascii_end(), first_colon, true)
-        && before[blank + 1..].iter().all(|&b| is_code(b))
 }
 
 fn is_code(b: u8) -> bool {
