@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Sandbox, cargo_plugin};
+use common::{Sandbox, cargo_plugin, which};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -264,9 +264,4 @@ fn opencode_runs_the_rewrite_through_its_plugin() {
     assert_eq!(run("ls -la"), "ls -la");
     assert!(install(&sb, "opencode", &dir, &["--uninstall"]).starts_with("took the hook out"));
     assert!(!plugin.exists());
-}
-
-/// `program` as PATH finds it.
-fn which(program: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(program)).find(|p| p.is_file())
 }

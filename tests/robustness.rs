@@ -566,3 +566,34 @@ fn long_lines_of_colons_leave_the_dotnet_parser_its_diagnostics() {
     assert!(answer["parserError"].is_null(), "{parsed}");
     assert_eq!(answer["errors"][0]["code"], "CS1002", "{parsed}");
 }
+
+/// D8: `parse` held a whole line, so a 300 MB line took 307 MB. A line is now read no further than
+/// the parser looks, so `parse` of a 128 MiB line runs under a 100 MB data limit, and the error
+/// after the line is still read.
+#[test]
+fn parse_holds_no_more_of_a_huge_line_than_the_parser_reads() {
+    let Some(prlimit) = common::which("prlimit") else {
+        return common::skip("no prlimit (util-linux) to run parse under a memory limit");
+    };
+    let sb = Sandbox::new(&[common::plugin("dotnet")]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("build.log");
+    let mut text = "a".repeat(128 << 20);
+    text.push_str("\nsrc/App.cs(3,5): error CS1002: ; expected\n");
+    std::fs::write(&log, text).expect("write log");
+    let parse = sb.command(["parse", "dotnet.build", "--log", log.to_str().expect("UTF-8"), "--exit-code", "1"]);
+    // The sandbox's command, run by prlimit with a 100 MB data limit (heap and mappings).
+    let mut cmd = std::process::Command::new(prlimit);
+    cmd.arg("--data=100000000").arg("--").arg(parse.get_program()).args(parse.get_args());
+    for (key, value) in parse.get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    cmd.current_dir(parse.get_current_dir().expect("the sandbox sets a directory"));
+    let out = cmd.output().expect("run parse");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}\n{text}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("src/App.cs:3:5 CS1002 ; expected"), "{text}");
+}

@@ -402,6 +402,11 @@ pub fn debian_program(package: &str, program: &str) -> Option<PathBuf> {
     Some(found)
 }
 
+/// `program` as PATH finds it.
+pub fn which(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(program)).find(|p| p.is_file())
+}
+
 /// Runs one provisioning command; panics with its output when it fails.
 pub fn setup_step(cmd: &mut Command) {
     let shown = format!("{cmd:?}");

@@ -7,9 +7,9 @@
 use crate::store::{LogLine, LogReader, StoreError, StreamFilter};
 use buildvise_plugin_api::{Stream, strip_ansi};
 use regex::bytes::Regex;
-use std::io::BufRead;
 use std::sync::LazyLock;
 
+use super::saved::read_line_bounded;
 use super::{SavedError, SavedLog};
 
 /// The words, at the start of a word and in any case. Also the `grep` an answer offers for the
@@ -92,13 +92,9 @@ pub fn flag_saved(log: &SavedLog, before: u64) -> Result<Flagged, SavedError> {
         let file = std::fs::File::open(path).map_err(read_error)?;
         let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
         let mut line = Vec::new();
-        while number < before {
-            line.clear();
-            if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
-                break;
-            }
+        while number < before && read_line_bounded(&mut reader, &mut line).map_err(read_error)? {
             number += 1;
-            flagged.visit(number, stream, line.strip_suffix(b"\n").unwrap_or(&line));
+            flagged.visit(number, stream, &line);
         }
     }
     Ok(flagged)

@@ -1,6 +1,7 @@
 //! Parsing a saved log without running anything (`buildvise parse`): the file is read line by
 //! line, so a log far larger than memory is fine, and fed through the same worker as a live run.
 
+use super::worker::PARSE_LIMIT;
 use super::{ParseWorker, RunParser};
 use crate::outcome::RunResult;
 use crate::plugins::PluginError;
@@ -60,12 +61,11 @@ pub fn parse_saved(parser: RunParser, log: &SavedLog, end: RunEnd, keep_tail: us
         let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
         let mut line = Vec::new();
         loop {
-            line.clear();
-            if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+            if !read_line_bounded(&mut reader, &mut line).map_err(read_error)? {
                 return Ok(());
             }
             number += 1;
-            let body = line.strip_suffix(b"\n").unwrap_or(&line);
+            let body = line.as_slice();
             // A look at the queue every so many lines or bytes: asking at each line read the
             // clock each time, a fifth of a big log's parse.
             unchecked += 1 + body.len();
@@ -97,6 +97,35 @@ pub fn parse_saved(parser: RunParser, log: &SavedLog, end: RunEnd, keep_tail: us
     Ok(Parsed { result, tail: tail.into(), lines: number })
 }
 
+/// Reads the next line into `line`, without its `\n` and no further than the parser would look
+/// ([`PARSE_LIMIT`]): the rest of a longer line is passed over, not held, so a 300 MB line costs
+/// no more memory than a short one. False at the end of the input.
+pub(super) fn read_line_bounded(reader: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<bool> {
+    line.clear();
+    let mut any = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        let (taken, ended) = match memchr::memchr(b'\n', buf) {
+            Some(end) => (end, true),
+            None => (buf.len(), false),
+        };
+        let room = PARSE_LIMIT.saturating_sub(line.len());
+        line.extend_from_slice(&buf[..taken.min(room)]);
+        reader.consume(taken + usize::from(ended));
+        if ended {
+            return Ok(true);
+        }
+    }
+}
+
 /// Parses a stored run's log, for a run whose writer died before it could parse it.
 pub fn parse_stored(parser: RunParser, reader: &mut LogReader, end: RunEnd) -> Result<RunResult, SavedError> {
     let mut worker = ParseWorker::start(parser);
@@ -106,4 +135,24 @@ pub fn parse_stored(parser: RunParser, reader: &mut LogReader, end: RunEnd) -> R
         true
     })?;
     Ok(worker.finish(end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_read_no_further_than_the_parser_looks() {
+        let mut input = vec![b'a'; PARSE_LIMIT + 10];
+        input.extend_from_slice(b"\nnext\nlast");
+        let mut reader = std::io::BufReader::with_capacity(64 * 1024, input.as_slice());
+        let mut line = Vec::new();
+        assert!(read_line_bounded(&mut reader, &mut line).unwrap());
+        assert_eq!(line.len(), PARSE_LIMIT, "the rest of the long line is passed over");
+        assert!(read_line_bounded(&mut reader, &mut line).unwrap());
+        assert_eq!(line, b"next");
+        assert!(read_line_bounded(&mut reader, &mut line).unwrap());
+        assert_eq!(line, b"last", "a last line without its newline");
+        assert!(!read_line_bounded(&mut reader, &mut line).unwrap());
+    }
 }

@@ -31,7 +31,7 @@ const LAST_CHANCE: Duration = Duration::from_secs(8);
 const WALL_LIMIT: Duration = Duration::from_secs(60);
 /// Longest prefix of a line a parser sees. Headlines are short; a multi-megabyte line is data
 /// (a minified bundle, a JSON report) and is stored whole but parsed only this far.
-const PARSE_LIMIT: usize = 4 << 20;
+pub(super) const PARSE_LIMIT: usize = 4 << 20;
 /// Longest last line kept for [`Reported::last_line`].
 const LAST_LINE_BYTES: usize = 400;
 /// Lines and bytes gathered before a batch is queued.
