@@ -4,18 +4,23 @@
 //!
 //! Every response is a compact text (what models read) plus the same information as JSON
 //! (`structuredContent`, `--json`).
+//!
+//! Reports for CI ([`render_report`]) are the exception: one document in a standard format
+//! (SARIF, JUnit XML, GitHub workflow commands, GitLab Code Quality) for programs that read it.
 
 mod exec;
 mod gain;
 mod history;
 mod list;
 mod log;
+mod report;
 
 pub use exec::{ExecView, Tail, needs_tail, render_exec};
 pub use gain::{GainStyle, render_gain};
 pub use history::{render_diff, render_runs};
 pub use list::{NO_PLUGIN, PluginTrouble, render_list};
 pub use log::{LINE_BYTES, LogPage, render_log};
+pub use report::{Format, UnknownFormat, render_report};
 
 use crate::store::StreamFilter;
 use buildvise_plugin_api::{Stream, clip};
