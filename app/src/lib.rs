@@ -33,8 +33,10 @@ pub use buildvise_engine::config::{Config, check_max_lines};
 pub use buildvise_engine::describe;
 pub use buildvise_engine::gain::{BadSince, Gain};
 pub use buildvise_engine::history::ListedRun;
+pub use buildvise_engine::outcome::Finished;
 pub use buildvise_engine::parse::SavedLog;
 pub use buildvise_engine::plugins::Loading;
+pub use buildvise_engine::render::Format as ReportFormat;
 pub use buildvise_engine::render::{
     Detail, GainStyle, Hints, Rendered, Surface, render_gain, render_runs, shell_words,
 };
@@ -42,7 +44,6 @@ pub use buildvise_engine::run::{CancelToken, RunError};
 pub use buildvise_engine::store::{AnsweredCall, RunMeta, RunStatus, StreamFilter, now_ms};
 pub use log::Page;
 
-use buildvise_engine::outcome::Finished;
 use buildvise_engine::parse::{Flagged, TROUBLE_WORDS, flag_stored};
 use buildvise_engine::plugins::{self, Registry};
 use buildvise_engine::render::{self, Tail};
@@ -146,6 +147,11 @@ impl App {
             none_loaded: self.registry.plugins.is_empty(),
         };
         render::render_list(visible, &trouble, &problems, cwd)
+    }
+
+    /// A finished run as a report in `format` (SARIF, JUnit XML, GitHub or GitLab annotations).
+    pub fn report(&self, finished: &Finished, format: ReportFormat) -> String {
+        render::render_report(finished, format, env!("CARGO_PKG_VERSION"))
     }
 
     /// A stored run's answer at `detail`, with its output's last lines when the answer shows them.

@@ -2,7 +2,7 @@
 //! without running anything.
 
 use super::{App, AppError};
-use buildvise_engine::outcome::{Finished, RunResult};
+use buildvise_engine::outcome::Finished;
 use buildvise_engine::parse::SavedError;
 use buildvise_engine::parse::{Flagged, SavedLog, TROUBLE_WORDS, flag_saved, parse_saved};
 use buildvise_engine::render::{self, Detail, Hints, Rendered, Tail};
@@ -27,8 +27,8 @@ pub struct ParseCall {
 }
 
 impl App {
-    /// The parse result, and the answer exec would have given.
-    pub fn parse(&self, call: &ParseCall, hints: Hints) -> Result<(RunResult, Rendered), AppError> {
+    /// The parsed run, and the answer exec would have given.
+    pub fn parse(&self, call: &ParseCall, hints: Hints) -> Result<(Finished, Rendered), AppError> {
         // A tool a project defines parses that project's logs too.
         let (config, _) = self.config.for_project(&call.cwd, None)?;
         let tool = self.tool(&call.tool, &config)?;
@@ -65,7 +65,7 @@ impl App {
             flagged_grep: TROUBLE_WORDS,
         };
         let rendered = render::render_exec(&finished, Some(tail), call.detail, max_lines, hints);
-        Ok((finished.result, rendered))
+        Ok((finished, rendered))
     }
 }
 

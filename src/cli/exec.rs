@@ -24,6 +24,8 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    #[arg(long, value_name = "NAME[=FILE]", value_parser = super::report_arg, help = super::FORMAT_HELP, conflicts_with = "json")]
+    format: Vec<super::ReportArg>,
     #[command(flatten)]
     detail: DetailArgs,
     /// Arguments for the tool.
@@ -80,13 +82,17 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
         let _ = write!(std::io::stderr(), "\r\x1b[2K");
     }
     let answer = answer?;
-    if args.json {
-        let json = json_text(&answer.rendered.structured)?;
-        print_text(&json)?;
-        app.sent(&answer.run_id, AnsweredCall::Exec, Sent::CliJson(&json));
-    } else {
-        print_text(&for_terminal(&answer.rendered.text))?;
-        app.sent(&answer.run_id, AnsweredCall::Exec, Sent::Cli(&answer.rendered.text));
+    // A report printed instead of the answer is no answer to an agent: `gain` does not count it.
+    let reported = !args.format.is_empty() && super::write_reports(&app, &app.stored(&answer.run_id)?, &args.format)?;
+    if !reported {
+        if args.json {
+            let json = json_text(&answer.rendered.structured)?;
+            print_text(&json)?;
+            app.sent(&answer.run_id, AnsweredCall::Exec, Sent::CliJson(&json));
+        } else {
+            print_text(&for_terminal(&answer.rendered.text))?;
+            app.sent(&answer.run_id, AnsweredCall::Exec, Sent::Cli(&answer.rendered.text));
+        }
     }
     app.settle_background(RETENTION_PATIENCE);
     Ok(match answer.status {

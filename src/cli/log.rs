@@ -46,6 +46,8 @@ pub struct Args {
     /// Re-render the run's answer at this detail instead of paging the log.
     #[arg(long, value_enum)]
     detail: Option<super::DetailArg>,
+    #[arg(long, value_name = "NAME[=FILE]", value_parser = super::report_arg, help = super::FORMAT_HELP, conflicts_with_all = ["raw", "json", "grep", "detail"])]
+    format: Vec<super::ReportArg>,
     #[arg(long, value_name = "N")]
     max_lines: Option<i64>,
 }
@@ -65,6 +67,10 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
             other => other.map(|()| 0).map_err(Into::into),
         };
+    }
+    if !args.format.is_empty() {
+        super::write_reports(&app, &app.stored(&args.run_id)?, &args.format)?;
+        return Ok(0);
     }
     let call = LogCall {
         run_id: args.run_id.clone(),

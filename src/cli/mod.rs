@@ -26,7 +26,7 @@ mod runs;
 mod serve;
 mod settings_file;
 
-use buildvise_app::{App, AppError, Config, Detail, Loading, RunError, describe};
+use buildvise_app::{App, AppError, Config, Detail, Finished, Loading, ReportFormat, RunError, describe};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -207,6 +207,49 @@ enum DetailArg {
     Standard,
     /// Every diagnostic with notes and log ranges, plus the last lines of output.
     Full,
+}
+
+/// `--format NAME[=FILE]`: a report CI systems read (see docs/reports.md), written to FILE, or
+/// printed instead of the answer when no FILE is given.
+#[derive(Debug, Clone)]
+struct ReportArg {
+    format: ReportFormat,
+    file: Option<PathBuf>,
+}
+
+/// The help line every `--format` shares.
+const FORMAT_HELP: &str = "A report for CI: sarif, junit, github or gitlab; NAME=FILE writes it to FILE \
+    (repeatable), a bare NAME prints it instead of the answer";
+
+fn report_arg(value: &str) -> Result<ReportArg, String> {
+    let (name, file) = match value.split_once('=') {
+        Some((name, file)) if !file.is_empty() => (name, Some(PathBuf::from(file))),
+        Some((name, _)) => return Err(format!("`{name}=` names no file; send {name}=FILE, or {name} alone")),
+        None => (value, None),
+    };
+    Ok(ReportArg { format: name.parse::<ReportFormat>().map_err(|e| e.to_string())?, file })
+}
+
+/// Writes each report that names a file and prints the one that does not; true when one was
+/// printed, so the caller prints no answer after it.
+fn write_reports(app: &App, finished: &Finished, reports: &[ReportArg]) -> anyhow::Result<bool> {
+    if reports.iter().filter(|r| r.file.is_none()).count() > 1 {
+        anyhow::bail!("stdout holds one report: give every --format but one a file (--format sarif=results.sarif)");
+    }
+    let mut printed = false;
+    for report in reports {
+        let text = app.report(finished, report.format);
+        match &report.file {
+            Some(file) => std::fs::write(file, text).map_err(|e| {
+                anyhow::anyhow!("cannot write the {} report to {}: {e}", report.format.name(), file.display())
+            })?,
+            None => {
+                print_text(&text)?;
+                printed = true;
+            }
+        }
+    }
+    Ok(printed)
 }
 
 impl From<DetailArg> for Detail {

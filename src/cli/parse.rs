@@ -33,6 +33,8 @@ pub struct Args {
     /// Print the whole result as JSON.
     #[arg(long)]
     json: bool,
+    #[arg(long, value_name = "NAME[=FILE]", value_parser = super::report_arg, help = super::FORMAT_HELP, conflicts_with_all = ["json", "mcp"])]
+    format: Vec<super::ReportArg>,
     /// Answer exactly as the MCP tool's `exec` would, run id and hints included (`parsed` stands
     /// in for the id); without it the answer names no run, since none was stored.
     #[arg(long)]
@@ -84,7 +86,11 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     } else {
         Hints { surface: Surface::Cli, stored: false }
     };
-    let (result, rendered) = app.parse(&call, hints)?;
+    let (finished, rendered) = app.parse(&call, hints)?;
+    if super::write_reports(&app, &finished, &args.format)? {
+        return Ok(0);
+    }
+    let result = &finished.result;
     if args.json {
         let by = |s| result.diagnostics.iter().filter(|d| d.severity == s).collect::<Vec<_>>();
         let view = ParseView {

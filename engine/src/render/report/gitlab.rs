@@ -1,7 +1,7 @@
 //! GitLab Code Quality JSON: an array of issues, each with a description, check name,
 //! fingerprint, severity and a location in the checkout, shown in the merge request.
 
-use super::{Problem, full_message, place, problems};
+use super::{Place, Problem, full_message, place, problems};
 use crate::outcome::Finished;
 use buildvise_plugin_api::Severity;
 use serde_json::{Value, json};
@@ -11,9 +11,12 @@ pub(super) fn render(f: &Finished) -> String {
     let mut seen: HashMap<String, usize> = HashMap::new();
     let issues: Vec<Value> = problems(f)
         .iter()
-        // GitLab requires a path; a problem without a file (a failed test, a linker error) has no
-        // place in the diff, and the JUnit report carries it.
-        .filter(|p| p.diagnostic.file.is_some())
+        // GitLab requires a path in the repository: a problem without a file (a failed test, a
+        // linker error) or in a file outside the checkout (a system header a template error
+        // points into) has no place in the diff, and the JUnit report carries it.
+        .filter(|p| {
+            p.diagnostic.file.as_deref().is_some_and(|file| matches!(place(file, &f.meta.cwd), Place::Checkout(_)))
+        })
         .map(|p| issue(p, f, unique_fingerprint(&p.fingerprint, &mut seen)))
         .collect();
     serde_json::to_string_pretty(&issues).expect("a JSON value serialises") + "\n"
@@ -32,7 +35,7 @@ fn unique_fingerprint(fingerprint: &str, seen: &mut HashMap<String, usize>) -> S
 
 fn issue(p: &Problem, f: &Finished, fingerprint: String) -> Value {
     let d = &*p.diagnostic;
-    let path = d.file.as_deref().map(|file| place(file, &f.meta.cwd).path().to_string());
+    let path = d.file.as_deref().map(|file| place(file, &f.meta.cwd).path().to_string()).unwrap_or_default();
     json!({
         "description": full_message(d),
         "check_name": d.code.as_deref().or(d.test.as_deref()).unwrap_or(&f.meta.tool),
@@ -64,12 +67,12 @@ mod tests {
     }
 
     #[test]
-    fn issues_have_the_required_fields_and_skip_problems_without_a_file() {
+    fn issues_have_the_required_fields_and_skip_problems_outside_the_checkout() {
         let issues: Vec<Value> = serde_json::from_str(&render(&sample())).unwrap();
-        assert_eq!(issues.len(), 4);
+        // Of the six problems, the warning in /usr/lib and the failed test without a file go.
+        assert_eq!(issues.len(), 3);
         assert_eq!(issues[1]["location"], json!({ "path": "src/my file.rs", "lines": { "begin": 3 } }));
-        assert_eq!(issues[2]["severity"], "minor");
-        assert_eq!(issues[3]["check_name"], "tests::it_adds");
+        assert_eq!(issues[2]["check_name"], "tests::it_adds");
         for issue in &issues {
             for key in ["description", "check_name", "fingerprint", "severity", "location"] {
                 assert!(issue.get(key).is_some(), "{key} in {issue}");
