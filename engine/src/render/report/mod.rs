@@ -176,27 +176,13 @@ pub(crate) mod tests {
     use buildvise_plugin_api::TestSummary;
 
     pub(crate) fn meta(tool: &str, cwd: &str) -> RunMeta {
-        RunMeta {
-            id: "r1".into(),
-            tool: tool.into(),
-            program: "cargo".into(),
-            args: vec!["test".into(), "--features".into(), "a b".into()],
-            cwd: cwd.into(),
-            started_ms: 1_764_355_200_000,
-            ended_ms: Some(1_764_355_203_250),
-            status: RunStatus::Exited,
-            exit_code: Some(101),
-            timeout_secs: None,
-            lines: 0,
-            bytes: 0,
-            error: None,
-            notes: Vec::new(),
-            command: None,
-            tally: None,
-            unterminated: Vec::new(),
-            signal: None,
-            left_running: Vec::new(),
-        }
+        let args = ["test", "--features", "a b"].map(String::from);
+        let mut meta = RunMeta::starting("r1", tool, "cargo", &args, cwd);
+        meta.started_ms = 1_764_355_200_000;
+        meta.ended_ms = Some(1_764_355_203_250);
+        meta.status = RunStatus::Exited;
+        meta.exit_code = Some(101);
+        meta
     }
 
     /// A run with a bit of everything: errors, a warning, a failed test with and one without a
