@@ -15,6 +15,7 @@ mod gain;
 mod history;
 mod ingest;
 mod isolation;
+mod long_lines;
 mod mcp;
 mod noop;
 mod overhead;
@@ -53,7 +54,7 @@ struct Args {
     /// The folder holding `corpus/` and `eval/score.py` (default: `../shared` beside the project root).
     #[arg(long, value_name = "DIR")]
     shared: Option<PathBuf>,
-    /// Measure only these sections (tokens, overhead, noop, ingest, scale, pages, parse, isolation,
+    /// Measure only these sections (tokens, overhead, noop, ingest, scale, pages, parse, long, isolation,
     /// history, gain); default: all.
     #[arg(long, value_name = "SECTION", value_delimiter = ',')]
     only: Vec<String>,
@@ -151,6 +152,7 @@ fn main() -> anyhow::Result<()> {
     section(wanted, "scale", || scale::run(&setup, &mut report))?;
     section(wanted, "pages through MCP", || pages::run(&setup, &mut report))?;
     section(wanted, "parse scale", || parse_scale::run(&setup, &mut report))?;
+    section(wanted, "long lines", || long_lines::run(&setup, &mut report))?;
     section(wanted, "isolation", || isolation::run(&setup, &mut report))?;
     section(wanted, "history", || history::run(&setup, &mut report))?;
     section(wanted, "gain", || gain::run(&setup, &mut report))?;

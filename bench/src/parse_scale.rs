@@ -283,7 +283,7 @@ fn vstest(n: usize) -> String {
 }
 
 /// The CPU time this thread has spent, in seconds: the parse runs on it.
-fn thread_cpu() -> anyhow::Result<f64> {
+pub(crate) fn thread_cpu() -> anyhow::Result<f64> {
     use nix::sys::resource::{UsageWho, getrusage};
     let usage = getrusage(UsageWho::RUSAGE_THREAD)?;
     let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
