@@ -71,16 +71,11 @@ pub fn test_plugins() -> &'static Path {
     })
 }
 
-/// The directory holding the workspace's cargo plugin, built from `plugins/cargo`.
+/// The directory holding the workspace's cargo plugin, built from `plugins/cargo`: [`plugin`]'s,
+/// so that a test binary asking for it both ways installs it once (two installs of one library
+/// into one directory at once would race for the same temporary name).
 pub fn cargo_plugin() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = cargo_build("target", &["-p", "buildvise-plugin-cargo"]);
-        let only = dir.join("cargo-only");
-        std::fs::create_dir_all(&only).expect("create plugin dir");
-        install(&dir, &only, &dylib("buildvise_plugin_cargo"));
-        only
-    })
+    plugin("cargo")
 }
 
 /// Copies library `file` from `from` to `to`, replacing any older copy by rename: a process of
