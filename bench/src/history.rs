@@ -6,8 +6,9 @@
 //! command's index, reading the previous run's result, matching the two), and storing the result
 //! again with the comparison in it. It is measured in-process, so that
 //! process start does not hide it, on a store of 200 finished runs over 20 commands (the timed
-//! runs join it, as exec's would). Beside it, the same step for a command's first run, which has
-//! nothing to compare and only records the run, in a new index file.
+//! runs join it, as exec's would). Beside it, the same step for a command's first run (an agent
+//! added a flag), which is compared with the last run of its tool in its directory (issue 35) and
+//! records the run in a new index file.
 //!
 //! The tokens are measured on every corpus case with a problem: its result (`buildvise parse
 //! --json`) is given a previous run that had the same problems but the first, and one more, so
@@ -53,7 +54,7 @@ pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
             let (seconds, said_first) = finish(&store, &new_command, result(command, rep))?;
             first.push(seconds);
             // A comparison that found no previous run would time only the index.
-            if !said || said_first {
+            if !said || !said_first {
                 bail!("command {command}: a rerun compared: {said}; a first run compared: {said_first}");
             }
         }
@@ -70,7 +71,7 @@ pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     ));
     report.figures.push(Figure::info(
         SECTION,
-        "same step for a command's first run (nothing to compare: creates its index file)",
+        "same step for a command's first run (compared with its tool's last run there; creates its index file)",
         num(median(&first) * 1e3, "ms"),
     ));
 
