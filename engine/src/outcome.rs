@@ -2,7 +2,7 @@
 //! `result.json` and rendered for every surface.
 
 use crate::store::{RunMeta, Tally, Versus};
-use buildvise_plugin_api::{Diagnostic, ParseResult, Severity, TestSummary};
+use buildvise_plugin_api::{Diagnostic, ParseResult, Severity, TestCase, TestSummary};
 use serde::{Deserialize, Serialize};
 
 /// A run that has ended: what ran and how ([`RunMeta`]), and what it came to.
@@ -29,6 +29,9 @@ pub struct RunResult {
     /// only source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parser_error: Option<String>,
+    /// Every test the tool named (see [`ParseResult::tests`]); only reports read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<TestCase>,
     /// One per diagnostic, in order (see [`crate::history::fingerprint`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fingerprints: Vec<String>,
@@ -50,6 +53,7 @@ impl RunResult {
                 failed_tests: p.failed_tests,
                 stopped_early: p.stopped_early,
                 parser_error: None,
+                tests: p.tests,
                 fingerprints: Vec::new(),
                 vs: None,
             },

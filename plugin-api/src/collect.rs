@@ -1,7 +1,7 @@
-//! What parsers share when they gather results: deduplication of repeated diagnostics and
-//! test-name joining.
+//! What parsers share when they gather results: deduplication of repeated diagnostics,
+//! test-name joining, and the tests a run named.
 
-use crate::types::Diagnostic;
+use crate::types::{Diagnostic, TestCase, TestOutcome};
 use std::collections::HashMap;
 use std::collections::hash_map::{Entry, RandomState};
 use std::hash::BuildHasher;
@@ -103,6 +103,79 @@ impl DiagnosticSet {
     }
 }
 
+/// The tests a run named, in the order read, for [`crate::ParseResult::tests`]. A log is
+/// untrusted and a test line is short, so the passed and skipped tests kept stop at
+/// [`TestCases::MAX`]; failed ones are always kept, as [`crate::ParseResult::failed_tests`] keeps
+/// them.
+#[derive(Debug, Default)]
+pub struct TestCases {
+    cases: Vec<TestCase>,
+    /// Passed and skipped tests past the cap, left out.
+    dropped: u64,
+}
+
+impl TestCases {
+    /// Passed and skipped tests kept at most: a report of a hundred thousand tests is already
+    /// more than a CI page shows, and each costs a result file about 60 bytes.
+    pub const MAX: usize = 100_000;
+
+    pub fn new() -> Self {
+        TestCases::default()
+    }
+
+    pub fn push(&mut self, name: &str, outcome: TestOutcome, duration_us: Option<u64>) {
+        if outcome != TestOutcome::Failed && self.cases.len() >= Self::MAX {
+            self.dropped += 1;
+            return;
+        }
+        self.cases.push(TestCase::new(name, outcome, duration_us));
+    }
+
+    pub fn len(&self) -> usize {
+        self.cases.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cases.is_empty()
+    }
+
+    /// Passed and skipped tests left out past [`TestCases::MAX`].
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &TestCase> {
+        self.cases.iter()
+    }
+
+    pub fn into_vec(self) -> Vec<TestCase> {
+        self.cases
+    }
+}
+
+/// A duration printed in seconds (`0.004`, `1.5`), as microseconds; None unless it is digits
+/// with at most one dot.
+pub fn seconds_to_us(text: &str) -> Option<u64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    // Six digits of the fraction are microseconds; more are below what is kept.
+    let micros =
+        fraction.bytes().chain(std::iter::repeat(b'0')).take(6).fold(0u64, |n, b| n * 10 + u64::from(b - b'0'));
+    whole.checked_mul(1_000_000)?.checked_add(micros)
+}
+
+/// A duration printed in milliseconds (`5`, `1.234567`), as microseconds.
+pub fn millis_to_us(text: &str) -> Option<u64> {
+    seconds_to_us(text).map(|us| us / 1000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +217,31 @@ mod tests {
         assert!(!set.push(d), "still the same diagnostic as pushed");
         assert!(set.push(Diagnostic::error("boom: the details")), "what it became was never pushed");
         assert_eq!(set.len(), 2);
+    }
+
+    #[test]
+    fn durations_read_as_microseconds() {
+        assert_eq!(seconds_to_us("0.004"), Some(4_000));
+        assert_eq!(seconds_to_us("1.5"), Some(1_500_000));
+        assert_eq!(seconds_to_us("12"), Some(12_000_000));
+        assert_eq!(seconds_to_us(".25"), Some(250_000));
+        assert_eq!(seconds_to_us("0.1234567"), Some(123_456));
+        assert_eq!(millis_to_us("5"), Some(5_000));
+        assert_eq!(millis_to_us("1.234567"), Some(1_234));
+        for bad in ["", ".", "1.2.3", "-1", "1e3", "ms", "99999999999999999999"] {
+            assert_eq!(seconds_to_us(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn passed_tests_past_the_cap_are_counted_and_failures_kept() {
+        let mut cases = TestCases::new();
+        for i in 0..TestCases::MAX {
+            cases.push(&format!("t{i}"), TestOutcome::Passed, None);
+        }
+        cases.push("one more", TestOutcome::Passed, Some(1));
+        cases.push("broken", TestOutcome::Failed, None);
+        assert_eq!((cases.len(), cases.dropped()), (TestCases::MAX + 1, 1));
+        assert_eq!(cases.into_vec().last().map(|c| c.name.as_str()), Some("broken"));
     }
 }

@@ -39,7 +39,7 @@ mod text;
 pub mod types;
 
 pub use ansi::{strip_ansi, strip_ansi_str};
-pub use collect::{DiagnosticSet, join_test_name};
+pub use collect::{DiagnosticSet, TestCases, join_test_name, millis_to_us, seconds_to_us};
 pub use paths::{is_absolute, relative_to, split_location};
 pub use plugin::{Parser, Plugin};
 pub use prefixes::PrefixSet;

@@ -638,6 +638,45 @@ pub struct ParseResult {
     /// complete but is not never reads as complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
+    /// Every test the tool named, with its outcome and, where it printed one, its duration, in
+    /// the order printed (see [`crate::TestCases`], which gathers them). Only reports read them
+    /// (`--format junit`): the answer lists failed tests alone. Empty when the tool names no test
+    /// that passed (pytest's `-q` dots), and then a report lists the failed ones only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<TestCase>,
+}
+
+/// One test the tool named, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TestCase {
+    /// As in [`ParseResult::failed_tests`]: a failed test is named the same in both.
+    pub name: String,
+    pub outcome: TestOutcome,
+    /// How long it ran, in microseconds, when the tool printed it (`PASS [ 0.004s]`, `(5 ms)`);
+    /// None otherwise, never a guess.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_us: Option<u64>,
+}
+
+impl TestCase {
+    pub fn new(name: impl Into<String>, outcome: TestOutcome, duration_us: Option<u64>) -> Self {
+        TestCase { name: name.into(), outcome, duration_us }
+    }
+}
+
+/// How a test ended. An outcome this version does not know reads as `Skipped`: a newer plugin's
+/// new word never makes a passing test fail, nor a failing one pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum TestOutcome {
+    Passed,
+    Failed,
+    /// Skipped, ignored, pending, todo, or expected to fail and did (pytest's xfail).
+    #[serde(other)]
+    Skipped,
 }
 
 impl ParseResult {
@@ -652,6 +691,11 @@ impl ParseResult {
 
     pub fn with_failed_tests(mut self, failed_tests: Vec<String>) -> Self {
         self.failed_tests = failed_tests;
+        self
+    }
+
+    pub fn with_tests(mut self, tests: Vec<TestCase>) -> Self {
+        self.tests = tests;
         self
     }
 

@@ -1,11 +1,12 @@
 //! JUnit XML in the Ant form CI systems read, valid against the widely used schema of Windy Road
 //! (`JUnit.xsd`): one `<testsuite>` for the run inside `<testsuites>`, a `<testcase>` per failed
-//! test and per error outside tests, the counts from the run's test summary.
+//! test the tool named (passed, skipped or failed, with its duration where printed), per failed
+//! test it did not name, and per error outside tests; the counts from the run's test summary.
 
 use super::{Problem, command_line, full_message, place, problems};
 use crate::outcome::Finished;
 use crate::store::RunStatus;
-use buildvise_plugin_api::{Diagnostic, Severity};
+use buildvise_plugin_api::{Diagnostic, Severity, TestOutcome};
 use std::fmt::Write;
 
 /// The schema requires a host name; a report may be rendered from a saved log long after and
@@ -44,27 +45,64 @@ pub(super) fn render(f: &Finished, tool_version: &str) -> String {
     out
 }
 
-/// A `<testcase>`: a failed test (`<failure>`) or an error outside any test (`<error>`).
+/// A `<testcase>`: a test that passed, one skipped (`<skipped/>`), one failed (`<failure>`), or
+/// an error outside any test (`<error>`).
 struct Case {
     name: String,
     classname: String,
     kind: Kind,
+    /// Microseconds, when the tool printed them.
+    duration_us: Option<u64>,
     message: String,
     type_: String,
     body: String,
 }
 
-#[derive(PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    Passed,
+    Skipped,
     Failure,
     Error,
 }
 
-/// The failing cases. Passed tests get none: the summary counts them but the parsers do not name
-/// them, and cases named after nothing would say less than the counts. Errors outside tests (a
-/// compile error) each become a case, so that a report of a build that failed shows the failure;
-/// a run that failed with nothing parsed gets one case for the run itself for the same reason.
+/// Every test the tool named, in its order, a failure with its diagnostics; then the failed
+/// tests it did not name (pytest's `-q` names only those), and the errors outside tests (a
+/// compile error), each a case so that a report of a build that failed shows the failure. A run
+/// that failed with nothing parsed gets one case for the run itself for the same reason.
 fn cases(f: &Finished, problems: &[Problem]) -> Vec<Case> {
+    let mut failing = failing_cases(f, problems);
+    let mut cases = Vec::with_capacity(f.result.tests.len() + failing.len());
+    for test in &f.result.tests {
+        let kind = match test.outcome {
+            TestOutcome::Passed => Kind::Passed,
+            TestOutcome::Failed => Kind::Failure,
+            _ => Kind::Skipped,
+        };
+        let described = (kind == Kind::Failure)
+            .then(|| failing.iter().position(|c| c.kind == Kind::Failure && c.name == test.name))
+            .flatten();
+        let mut case = match described {
+            Some(at) => failing.remove(at),
+            None => Case {
+                name: test.name.clone(),
+                classname: classname(f, &test.name),
+                kind,
+                duration_us: None,
+                message: String::new(),
+                type_: String::new(),
+                body: String::new(),
+            },
+        };
+        case.duration_us = test.duration_us;
+        cases.push(case);
+    }
+    cases.append(&mut failing);
+    cases
+}
+
+/// The failed tests and the errors outside tests, from the diagnostics and the failed tests.
+fn failing_cases(f: &Finished, problems: &[Problem]) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
     let errors = problems.iter().map(|p| &*p.diagnostic).filter(|d| d.severity == Severity::Error);
     for d in errors {
@@ -85,16 +123,21 @@ fn cases(f: &Finished, problems: &[Problem]) -> Vec<Case> {
     cases
 }
 
+/// `module::test` and `file.py::test` name their class before the last `::`; other tests are
+/// classed under the tool.
+fn classname(f: &Finished, test: &str) -> String {
+    match test.rsplit_once("::") {
+        Some((class, _)) if !class.is_empty() => class.to_string(),
+        _ => f.meta.tool.clone(),
+    }
+}
+
 fn test_case(f: &Finished, test: &str, d: &Diagnostic) -> Case {
-    // `module::test` and `file.py::test` name their class before the last `::`.
-    let (classname, name) = match test.rsplit_once("::") {
-        Some((class, _)) if !class.is_empty() => (class.to_string(), test.to_string()),
-        _ => (f.meta.tool.clone(), test.to_string()),
-    };
     Case {
-        name,
-        classname,
+        name: test.to_string(),
+        classname: classname(f, test),
         kind: Kind::Failure,
+        duration_us: None,
         message: d.message.clone(),
         type_: d.code.clone().unwrap_or_else(|| "failure".into()),
         body: described(d, &f.meta.cwd),
@@ -108,6 +151,7 @@ fn error_case(f: &Finished, d: &Diagnostic) -> Case {
         name: location(d, &f.meta.cwd).unwrap_or_else(|| d.message.clone()),
         classname,
         kind: Kind::Error,
+        duration_us: None,
         message: d.message.clone(),
         type_: d.code.clone().unwrap_or_else(|| "error".into()),
         body: described(d, &f.meta.cwd),
@@ -126,6 +170,7 @@ fn run_case(f: &Finished) -> Case {
         name: m.tool.clone(),
         classname: m.tool.clone(),
         kind: Kind::Error,
+        duration_us: None,
         message: format!("{} {how}", m.tool),
         type_: "run".into(),
         body: detail.join("\n"),
@@ -152,19 +197,37 @@ fn described(d: &Diagnostic, cwd: &str) -> String {
 }
 
 fn write_case(out: &mut String, c: &Case) {
+    // The schema requires a time; an unknown one is written as 0, as other writers do.
+    let time = c.duration_us.map_or_else(|| "0".to_string(), micros_as_seconds);
+    let _ = write!(out, "    <testcase name={} classname={} time=\"{time}\"", attr(&c.name), attr(&c.classname));
     let element = match c.kind {
+        Kind::Passed => {
+            out.push_str("/>\n");
+            return;
+        }
+        Kind::Skipped => {
+            out.push_str(">\n      <skipped/>\n    </testcase>\n");
+            return;
+        }
         Kind::Failure => "failure",
         Kind::Error => "error",
     };
     let _ = writeln!(
         out,
-        "    <testcase name={} classname={} time=\"0\">\n      <{element} message={} type={}>{}</{element}>\n    </testcase>",
-        attr(&c.name),
-        attr(&c.classname),
+        ">\n      <{element} message={} type={}>{}</{element}>\n    </testcase>",
         attr(&c.message),
         attr(&c.type_),
         text(&c.body),
     );
+}
+
+/// `0.004`, `1.5`: seconds, to the microsecond, without trailing zeros.
+fn micros_as_seconds(us: u64) -> String {
+    let fraction = format!("{:06}", us % 1_000_000);
+    match fraction.trim_end_matches('0') {
+        "" => (us / 1_000_000).to_string(),
+        digits => format!("{}.{digits}", us / 1_000_000),
+    }
 }
 
 struct Counts {
@@ -176,16 +239,17 @@ struct Counts {
 
 impl Counts {
     /// The summary's counts where there is one, never fewer than the cases listed: a CI that
-    /// counts `<testcase>` elements and one that reads the attributes then agree on the failures.
+    /// counts `<testcase>` elements and one that reads the attributes then agree.
     fn of(f: &Finished, cases: &[Case]) -> Counts {
         let listed = |kind: Kind| cases.iter().filter(|c| c.kind == kind).count() as u64;
         let (failed_cases, error_cases) = (listed(Kind::Failure), listed(Kind::Error));
         let s = f.result.summary.as_ref();
         let failures = s.map_or(0, |s| s.failed).max(failed_cases);
-        let skipped = s.map_or(0, |s| s.skipped);
+        let skipped = s.map_or(0, |s| s.skipped).max(listed(Kind::Skipped));
         let counted = s.map_or(0, |s| s.total.max(s.passed + s.failed + s.skipped));
+        let named = cases.len() as u64 - error_cases;
         Counts {
-            tests: counted.max(failures + skipped) + error_cases,
+            tests: counted.max(failures + skipped).max(named) + error_cases,
             failures,
             errors: s.and_then(|s| s.errors).unwrap_or(0) + error_cases,
             skipped,
@@ -282,6 +346,7 @@ fn xml_chars(s: &str) -> impl Iterator<Item = char> + '_ {
 mod tests {
     use super::super::tests::{empty, sample};
     use super::*;
+    use buildvise_plugin_api::TestCase;
 
     #[test]
     fn the_sample_run() {
@@ -318,6 +383,38 @@ mod tests {
         let out = render(&f, "0.1.0");
         assert!(out.contains(r#"<error message="cargo.build exited with code 2" type="run">"#), "{out}");
         assert!(out.contains(r#"tests="1" failures="0" errors="1""#));
+    }
+
+    #[test]
+    fn every_named_test_is_a_case_in_order_with_its_duration() {
+        let mut f = sample();
+        f.result.tests = vec![
+            TestCase::new("tests::it_works", TestOutcome::Passed, Some(4_000)),
+            TestCase::new("tests::it_adds", TestOutcome::Failed, Some(1_500_000)),
+            TestCase::new("tests::slow", TestOutcome::Skipped, None),
+        ];
+        let out = render(&f, "0.1.0");
+        let at = |needle: &str| out.find(needle).unwrap_or_else(|| panic!("no {needle} in {out}"));
+        let passed = at(r#"<testcase name="tests::it_works" classname="tests" time="0.004"/>"#);
+        let failed = at(r#"<testcase name="tests::it_adds" classname="tests" time="1.5">"#);
+        let skipped = at("<testcase name=\"tests::slow\" classname=\"tests\" time=\"0\">\n      <skipped/>");
+        // The failed tests the tool did not name, and the build errors, follow the named tests.
+        let unnamed = at(r#"<testcase name="tests::it_hangs""#);
+        assert!(passed < failed && failed < skipped && skipped < unnamed, "{out}");
+        assert_eq!(out.matches(r#"name="tests::it_adds""#).count(), 1, "{out}");
+        assert!(
+            out[failed..]
+                .starts_with("<testcase name=\"tests::it_adds\" classname=\"tests\" time=\"1.5\">\n      <failure")
+        );
+        assert!(out.contains(r#"tests="8" failures="2" errors="2" skipped="1""#), "{out}");
+    }
+
+    #[test]
+    fn durations_are_seconds_without_trailing_zeros() {
+        assert_eq!(micros_as_seconds(0), "0");
+        assert_eq!(micros_as_seconds(4_000), "0.004");
+        assert_eq!(micros_as_seconds(2_000_000), "2");
+        assert_eq!(micros_as_seconds(1_234_567), "1.234567");
     }
 
     #[test]
