@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Sandbox, cargo_plugin, run_id};
+use common::{Sandbox, cargo_plugin, junit_cases, run_id};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -145,6 +145,19 @@ fn test_run_summary_and_panic_locations() {
     ] {
         assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "`{line}` once in:{text_run}");
     }
+
+    // The JUnit report has every test libtest named, a failure with its panic, the ignored one
+    // skipped; libtest prints no times.
+    let report = sb.run(["log", &run_id(&answer), "--format", "junit"]);
+    let cases: BTreeSet<(String, String, String)> = junit_cases(&report.text()).into_iter().collect();
+    let case = |name: &str, inner: &str| (format!("tests::{name}"), "0".to_string(), inner.to_string());
+    let expected = BTreeSet::from([
+        case("doubles", ""),
+        case("doubles_wrongly", "failure"),
+        case("halves_negative", "failure"),
+        case("slow_one", "skipped"),
+    ]);
+    assert_eq!(cases, expected, "{report}");
 }
 
 /// `list` says libtest's arguments come after a `--` of their own among the args; on the command
@@ -337,6 +350,15 @@ fn nextest_failures_point_at_their_panics() {
         answer["failedTests"].as_array().expect("failedTests").iter().filter_map(Value::as_str).collect();
     assert_eq!(failed, BTreeSet::from(["tests::rejects_letters", "tests::counts_wrongly"]), "{exec}");
     assert!(answer.get("stoppedEarly").is_none(), "--no-fail-fast ran every test:{exec}");
+
+    // nextest times each test it names (a process each, never 0 s); it names no skipped test.
+    let report = sb.run(["log", &run_id(&answer), "--format", "junit"]);
+    let cases = junit_cases(&report.text());
+    let failures = cases.iter().filter(|(_, _, inner)| inner == "failure").count();
+    assert_eq!((cases.len(), failures), (3, 2), "{report}");
+    for (name, time, _) in &cases {
+        assert!(time.parse::<f64>().is_ok_and(|t| t > 0.0), "{name}: time {time:?} in {report}");
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{Sandbox, plugin, root, run_command, run_id, setup_step};
+use common::{Sandbox, junit_cases, plugin, root, run_command, run_id, setup_step};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -165,6 +165,35 @@ fn failures_are_located_at_the_raising_line_with_exact_node_ids() {
     let meta = newest_run(&sb);
     assert_eq!(meta["id"], run_id(&answer).as_str());
     assert_eq!(meta["program"], venv.join("bin/python").to_str().unwrap(), "{meta:#}");
+}
+
+#[test]
+fn the_junit_report_names_every_test_with_its_time_from_pytests_own_report() {
+    let Some(venv) = venv_or_skip() else { return };
+    let sb = sandbox();
+    let dir = fixture(&sb, "failures");
+    let answer = exec(&sb, &dir, Some(venv), &[]).json();
+    let report = sb.run(["log", &run_id(&answer), "--format", "junit"]);
+    report.expect_code(0);
+    let cases = junit_cases(&report.text());
+    let named: Vec<(&str, &str)> = cases.iter().map(|(name, _, inner)| (name.as_str(), inner.as_str())).collect();
+    // Passing tests by the id their class name gives, failures by the terminal's node id, each
+    // once, its failure inside: the order is pytest's.
+    assert_eq!(
+        named,
+        [
+            ("test_inventory.py::test_restock_adds", ""),
+            ("test_inventory.py::test_restock_total_is_wrong", "failure"),
+            ("test_inventory.py::test_unknown_item_has_no_stock", "failure"),
+            ("test_inventory.py::TestHalf::test_half[4-2]", ""),
+            ("test_inventory.py::TestHalf::test_half[3-1.5]", "failure"),
+        ],
+        "{report}"
+    );
+    // pytest times every test; a time is seconds, never blank.
+    for (name, time, _) in &cases {
+        assert!(time.parse::<f64>().is_ok_and(|t| t >= 0.0), "{name}: time {time:?}");
+    }
 }
 
 #[test]

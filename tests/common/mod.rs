@@ -397,6 +397,27 @@ pub fn debian_program(package: &str, program: &str) -> Option<PathBuf> {
     Some(found)
 }
 
+/// The `<testcase>` elements of a JUnit report: name, time, and the element inside, if any.
+pub fn junit_cases(xml: &str) -> Vec<(String, String, String)> {
+    let attr = |tag: &str, key: &str| -> String {
+        let at = tag.find(&format!(" {key}=\"")).unwrap_or_else(|| panic!("no {key} in {tag}")) + key.len() + 3;
+        tag[at..].split('"').next().unwrap_or_default().to_string()
+    };
+    xml.split("<testcase ")
+        .skip(1)
+        .map(|case| {
+            let tag = format!(" {}", &case[..case.find('>').expect("a closed tag")]);
+            let inner = if tag.ends_with('/') {
+                String::new()
+            } else {
+                let body = case[tag.len()..].trim_start();
+                body.trim_start_matches('<').split([' ', '/', '>']).next().unwrap_or_default().to_string()
+            };
+            (attr(&tag, "name"), attr(&tag, "time"), inner)
+        })
+        .collect()
+}
+
 /// `program` as PATH finds it.
 pub fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(program)).find(|p| p.is_file())

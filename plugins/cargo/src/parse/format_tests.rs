@@ -5,7 +5,7 @@ use super::findings::Kind;
 use super::{FORMATS, recognisers};
 use crate::CargoPlugin;
 use buildvise_plugin_api::testing::parse_log;
-use buildvise_plugin_api::{ParseContext, ParseResult, Plugin};
+use buildvise_plugin_api::{ParseContext, ParseResult, Plugin, TestCase, TestOutcome};
 
 const RUSTC: &str = "   Compiling shop v0.1.0 (/home/u/proj)
 error[E0308]: mismatched types
@@ -115,6 +115,28 @@ fn nextest_reads_its_report_alone() {
         assert!(result.diagnostics.is_empty() && result.failed_tests.is_empty(), "{:?}", result.diagnostics);
     }
     assert!(parse("libtest", NEXTEST).failed_tests.is_empty());
+}
+
+#[test]
+fn every_verdict_names_its_test_in_order() {
+    let tests = parse("libtest", LIBTEST).tests;
+    // libtest prints no times; the decoration `- should panic` is not part of the name.
+    assert_eq!(
+        tests,
+        [
+            TestCase::new("tests::mean_of_nothing", TestOutcome::Failed, None),
+            TestCase::new("tests::rejects_nan", TestOutcome::Failed, None),
+            TestCase::new("tests::freezing", TestOutcome::Passed, None),
+        ]
+    );
+    // nextest names each test once, its final list's repeat included, with its time.
+    assert_eq!(
+        parse("nextest", NEXTEST).tests,
+        [
+            TestCase::new("tests::always_fails", TestOutcome::Failed, Some(148_000)),
+            TestCase::new("tests::steady", TestOutcome::Passed, Some(26_000)),
+        ]
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@
 use super::findings::Findings;
 use super::status::{TARGET_VERBS, is_status_line};
 use super::text::{MAX_MESSAGE, clip};
-use buildvise_plugin_api::{Recogniser, TestSummary, Text, Wants};
+use buildvise_plugin_api::{Recogniser, TestCases, TestOutcome, TestSummary, Text, Wants};
 use memchr::memmem::FinderRev;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
@@ -100,6 +100,8 @@ pub(crate) struct TestRun {
     pub(crate) doctests: bool,
     /// The verdict the last line gave.
     pub(crate) last_verdict: Option<Verdict>,
+    /// Every verdict's test, in order, for reports.
+    tests: TestCases,
     section: Option<Section>,
     successes: bool,
     listing: bool,
@@ -210,11 +212,14 @@ impl TestRun {
 
     /// `name ... outcome`, after `test `.
     fn verdict(&mut self, rest: &str) -> bool {
-        let Some((name, failed)) = split_verdict(rest) else { return false };
+        let Some((name, outcome)) = split_verdict(rest) else { return false };
         // A verdict names its test; without a name it is some other line.
         if !names_a_test(name) {
             return false;
         }
+        // libtest prints no durations without the unstable `--report-time`.
+        self.tests.push(bare_name(name), outcome, None);
+        let failed = outcome == TestOutcome::Failed;
         self.last_verdict = Some(if failed {
             self.fail(name);
             Verdict::Failed(bare_name(name).to_string())
@@ -285,7 +290,7 @@ impl TestRun {
                 FailedTest { name, first_line: first_line.flatten(), lines }
             })
             .collect();
-        Finished { summary: self.summary, failed }
+        Finished { summary: self.summary, failed, tests: self.tests }
     }
 }
 
@@ -299,6 +304,7 @@ pub(crate) struct FailedTest {
 pub(crate) struct Finished {
     pub(crate) summary: Option<TestSummary>,
     pub(crate) failed: Vec<FailedTest>,
+    pub(crate) tests: TestCases,
 }
 
 /// The count of `running N tests` (`running 1 test`); 0 for a count too big for a number.
@@ -310,11 +316,19 @@ fn announced_tests(line: &str) -> Option<u64> {
 
 /// `name ... outcome` (after `test `): the name, and whether the outcome is a failure; None when
 /// the line has no outcome libtest gives.
-fn split_verdict(rest: &str) -> Option<(&str, bool)> {
+fn split_verdict(rest: &str) -> Option<(&str, TestOutcome)> {
     let at = VERDICT_MARK.rfind(rest)?;
     let (name, outcome) = (&rest[..at], rest[at + " ... ".len()..].trim_start());
-    let failed = outcome.starts_with("FAILED");
-    (failed || outcome.starts_with("ok") || outcome.starts_with("ignored")).then_some((name, failed))
+    let outcome = if outcome.starts_with("FAILED") {
+        TestOutcome::Failed
+    } else if outcome.starts_with("ok") {
+        TestOutcome::Passed
+    } else if outcome.starts_with("ignored") {
+        TestOutcome::Skipped
+    } else {
+        return None;
+    };
+    Some((name, outcome))
 }
 
 /// True when a verdict's name is more than whitespace.
@@ -421,10 +435,10 @@ mod tests {
         for (case, counts) in cases {
             assert_eq!(result_counts(case), counts, "{case}");
         }
-        assert_eq!(split_verdict("a::b ... ok"), Some(("a::b", false)));
-        assert_eq!(split_verdict("a ... b ... FAILED"), Some(("a ... b", true)));
-        assert_eq!(split_verdict("a ... ignored, needs network"), Some(("a", false)));
-        assert_eq!(split_verdict("a ...  ok"), Some(("a", false)));
+        assert_eq!(split_verdict("a::b ... ok"), Some(("a::b", TestOutcome::Passed)));
+        assert_eq!(split_verdict("a ... b ... FAILED"), Some(("a ... b", TestOutcome::Failed)));
+        assert_eq!(split_verdict("a ... ignored, needs network"), Some(("a", TestOutcome::Skipped)));
+        assert_eq!(split_verdict("a ...  ok"), Some(("a", TestOutcome::Passed)));
         assert_eq!(split_verdict("a ... bench: 12 ns/iter"), None);
         assert!(!names_a_test(" \t "));
         assert!(!names_a_test("\u{3000}"));

@@ -208,9 +208,13 @@ impl Parser for CargoParser {
             }
             failed_tests.push(failed.name);
         }
-        let result = ParseResult::new(kept.into_vec()).with_summary(finished.summary).with_failed_tests(failed_tests);
+        let result = ParseResult::new(kept.into_vec())
+            .with_summary(finished.summary)
+            .with_failed_tests(failed_tests)
+            .with_tests(finished.tests.into_vec());
         if let Some(run) = found.nextest.take() {
-            let mut result = result.with_summary(run.summary).with_failed_tests(run.failed_tests);
+            let mut result =
+                result.with_summary(run.summary).with_failed_tests(run.failed_tests).with_tests(run.tests.into_vec());
             result.diagnostics.extend(run.diagnostics);
             result.stopped_early = run.stopped_early;
             return result;

@@ -12,7 +12,10 @@ use super::backtrace::{self, Backtrace, Step};
 use super::findings::Findings;
 use super::panic::{self, PanicStart};
 use super::text::{MAX_MESSAGE, MAX_NOTE, MESSAGE_BEFORE_VIA, PANIC_NOTES, clip};
-use buildvise_plugin_api::{Diagnostic, Recogniser, TestSummary, Text, Wants, relative_to, split_location};
+use buildvise_plugin_api::{
+    Diagnostic, Recogniser, TestCases, TestOutcome, TestSummary, Text, Wants, relative_to, seconds_to_us,
+    split_location,
+};
 use std::collections::HashMap;
 
 /// What a result line says about its test.
@@ -24,6 +27,8 @@ enum Outcome {
     /// Passed on a retry after failing (`FLAKY 2/3`, in the final list).
     Flaky,
     Failed,
+    /// Not run (`SKIP`, shown with `--status-level skip`).
+    Skipped,
 }
 
 /// A result line: `  TRY 2 FAIL [   0.144s] (───) nx-flaky tests::always_fails`.
@@ -32,6 +37,8 @@ struct ResultLine<'a> {
     status: &'a str,
     outcome: Option<Outcome>,
     test: &'a str,
+    /// `[   0.006s]`; blank on lines of tests that did not run.
+    duration_us: Option<u64>,
 }
 
 /// Reads a result line; `None` for any other line. `outcome` is `None` for progress lines
@@ -46,7 +53,8 @@ fn result_line(text: &str) -> Option<ResultLine<'_>> {
     if !valid {
         return None;
     }
-    let (_, rest) = rest.split_once("] ")?;
+    let (took, rest) = rest.split_once("] ")?;
+    let duration_us = took.trim().strip_suffix('s').and_then(seconds_to_us);
     // The `(3/7)` counter appeared in 0.9.7x; the binary id and the test name follow.
     let rest = match rest.strip_prefix('(') {
         Some(counter) => counter.split_once(") ")?.1,
@@ -63,12 +71,14 @@ fn result_line(text: &str) -> Option<ResultLine<'_>> {
         Some(Outcome::Leaked)
     } else if status.starts_with("FLAKY") {
         Some(Outcome::Flaky)
+    } else if status == "SKIP" {
+        Some(Outcome::Skipped)
     } else if status.contains("FAIL") || status.starts_with("SIG") || status == "TIMEOUT" || status == "ABORT" {
         Some(Outcome::Failed)
     } else {
         None
     };
-    Some(ResultLine { status, outcome, test })
+    Some(ResultLine { status, outcome, test, duration_us })
 }
 
 /// Where the output of an attempt stands in its panic report.
@@ -124,6 +134,8 @@ struct Record {
     failure: Option<Diagnostic>,
     /// The first failed attempt's, for a test that passed on retry.
     first_failure: Option<Diagnostic>,
+    /// The last attempt's time.
+    duration_us: Option<u64>,
 }
 
 /// The recogniser of nextest's report: open from its `Starting N tests` line on.
@@ -144,6 +156,7 @@ pub(crate) struct Finished {
     pub(crate) summary: Option<TestSummary>,
     pub(crate) failed_tests: Vec<String>,
     pub(crate) stopped_early: Option<String>,
+    pub(crate) tests: TestCases,
 }
 
 impl Recogniser<Findings> for NextestRun {
@@ -232,9 +245,14 @@ impl NextestRun {
             outcome,
             failure: None,
             first_failure: None,
+            duration_us: None,
         });
         // The last word wins: a retry's `PASS` after `TRY 1 FAIL`, then the final list's `FLAKY`.
+        // The final list's `FLAKY` line times every attempt; the attempt's own line is kept.
         record.outcome = outcome;
+        if outcome != Outcome::Flaky {
+            record.duration_us = result.duration_us.or(record.duration_us);
+        }
         self.attempt = Some(Attempt::new(result.test, result.status, outcome == Outcome::Failed, number, false));
     }
 
@@ -440,8 +458,15 @@ impl NextestRun {
         self.close_attempt();
         let mut diagnostics = Vec::new();
         let mut failed_tests = Vec::new();
+        let mut tests = TestCases::new();
         for name in &self.order {
             let Some(record) = self.records.remove(name) else { continue };
+            let outcome = match record.outcome {
+                Outcome::Failed => TestOutcome::Failed,
+                Outcome::Skipped => TestOutcome::Skipped,
+                Outcome::Passed | Outcome::Leaked | Outcome::Flaky => TestOutcome::Passed,
+            };
+            tests.push(name, outcome, record.duration_us);
             match record.outcome {
                 Outcome::Failed => {
                     let d = record.failure.unwrap_or_else(|| Diagnostic::error("test failed").with_test(name.clone()));
@@ -465,7 +490,7 @@ impl NextestRun {
             }
         }
         diagnostics.extend(self.no_tests);
-        Finished { diagnostics, summary: self.summary, failed_tests, stopped_early: self.stopped_early }
+        Finished { diagnostics, summary: self.summary, failed_tests, stopped_early: self.stopped_early, tests }
     }
 }
 

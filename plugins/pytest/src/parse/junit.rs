@@ -1,9 +1,10 @@
 //! pytest's JUnit XML report (`--junitxml`): the failed and errored test cases with their
-//! traceback text, and the suite counts. It completes the terminal output where that lacks
-//! something (`--tb=no`, `-qq`, a cut-off log); the terminal output stays the primary source.
+//! traceback text, the suite counts, and every test with its outcome and time. It completes the
+//! terminal output where that lacks something (`--tb=no`, `-qq`, a cut-off log); the terminal
+//! output stays the primary source.
 
 use super::traceback::{Reading, Traceback};
-use buildvise_plugin_api::TestSummary;
+use buildvise_plugin_api::{TestCases, TestOutcome, TestSummary, seconds_to_us};
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
@@ -24,27 +25,47 @@ pub struct Case {
 impl Case {
     /// The key shared with node ids (see [`node_key`]).
     pub fn key(&self) -> String {
-        if self.classname.is_empty() { self.name.clone() } else { format!("{}.{}", self.classname, self.name) }
+        Case::key_of(&self.classname, &self.name)
     }
 
-    /// A node id rebuilt from the dotted class name, for a case the terminal output never named:
-    /// leading lower-case parts are the module path, capitalised ones the test classes.
-    pub fn guessed_id(&self) -> String {
-        if self.classname.is_empty() {
-            return format!("{}.py", self.name.replace('.', "/"));
-        }
-        let parts = self.classname.split('.').collect::<Vec<_>>();
-        let module_len =
-            parts.iter().skip(1).position(|p| p.starts_with(char::is_uppercase)).map_or(parts.len(), |i| i + 1);
-        let mut id = format!("{}.py", parts[..module_len].join("/"));
-        for class in &parts[module_len..] {
-            id.push_str("::");
-            id.push_str(class);
-        }
-        id.push_str("::");
-        id.push_str(&self.name);
-        id
+    fn key_of(classname: &str, name: &str) -> String {
+        if classname.is_empty() { name.to_string() } else { format!("{classname}.{name}") }
     }
+
+    /// A node id rebuilt from the dotted class name, for a case the terminal output never named.
+    pub fn guessed_id(&self) -> String {
+        guessed_id(&self.classname, &self.name)
+    }
+}
+
+/// A node id rebuilt from a case's dotted class name and name: leading lower-case parts are the
+/// module path, capitalised ones the test classes.
+pub fn guessed_id(classname: &str, name: &str) -> String {
+    if classname.is_empty() {
+        return format!("{}.py", name.replace('.', "/"));
+    }
+    let parts = classname.split('.').collect::<Vec<_>>();
+    let module_len =
+        parts.iter().skip(1).position(|p| p.starts_with(char::is_uppercase)).map_or(parts.len(), |i| i + 1);
+    let mut id = format!("{}.py", parts[..module_len].join("/"));
+    for class in &parts[module_len..] {
+        id.push_str("::");
+        id.push_str(class);
+    }
+    id.push_str("::");
+    id.push_str(name);
+    id
+}
+
+/// A test the report names, whatever its outcome.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Named {
+    /// As [`Case::key`].
+    pub key: String,
+    pub classname: String,
+    pub name: String,
+    pub outcome: TestOutcome,
+    pub duration_us: Option<u64>,
 }
 
 /// The key of a node id comparable with a JUnit case's: `tests/t.py::TestA::test_x[1.5]` →
@@ -63,11 +84,15 @@ pub fn node_key(id: &str) -> String {
 pub struct Report {
     pub cases: Vec<Case>,
     pub summary: Option<TestSummary>,
+    /// Every test case, in the report's order; the passed ones capped as [`TestCases`] caps them.
+    pub tests: Vec<Named>,
 }
 
 struct Open {
     classname: String,
     name: String,
+    duration_us: Option<u64>,
+    skipped: bool,
     outcome: Option<CaseOutcome>,
     message: Option<String>,
     body: String,
@@ -94,7 +119,9 @@ pub fn read(xml: &str) -> Report {
                 }
             }
             Event::Start(e) if e.local_name().as_ref() == "testcase" => open = Some(open_case(&e)),
-            Event::Empty(e) if e.local_name().as_ref() == "testcase" => {}
+            Event::Empty(e) if e.local_name().as_ref() == "testcase" => {
+                name_case(&mut report, &open_case(&e));
+            }
             Event::Start(e) => mark_outcome(open.as_mut(), &e, true),
             Event::Empty(e) => mark_outcome(open.as_mut(), &e, false),
             Event::Text(t) => {
@@ -124,6 +151,7 @@ pub fn read(xml: &str) -> Report {
                 }
                 "testcase" => {
                     if let Some(case) = open.take() {
+                        name_case(&mut report, &case);
                         push_case(&mut report, case);
                     }
                 }
@@ -142,7 +170,13 @@ pub fn read(xml: &str) -> Report {
 }
 
 /// Records a `<failure>`/`<error>` inside the open case; its text follows unless it is empty.
-fn mark_outcome(case: Option<&mut Open>, e: &BytesStart<'_>, has_body: bool) {
+/// A `<skipped>` (a skip, or an xfail) marks it skipped.
+fn mark_outcome(mut case: Option<&mut Open>, e: &BytesStart<'_>, has_body: bool) {
+    if let Some(case) = case.as_deref_mut()
+        && e.local_name().as_ref() == "skipped"
+    {
+        case.skipped = true;
+    }
     if let Some(case) = case
         && case.outcome.is_none()
         && let Some(outcome) = outcome_of(e.local_name().as_ref())
@@ -157,6 +191,8 @@ fn open_case(e: &BytesStart<'_>) -> Open {
     Open {
         classname: attr(e, "classname").unwrap_or_default(),
         name: attr(e, "name").unwrap_or_default(),
+        duration_us: attr(e, "time").as_deref().and_then(|t| seconds_to_us(t.trim())),
+        skipped: false,
         outcome: None,
         message: None,
         body: String::new(),
@@ -170,6 +206,27 @@ fn outcome_of(element: &str) -> Option<CaseOutcome> {
         "error" => Some(CaseOutcome::Error),
         _ => None,
     }
+}
+
+/// Adds a case to the report's tests. pytest writes its own failures and errors (setup and
+/// teardown errors included) as failed; an xfail is a `<skipped>`.
+fn name_case(report: &mut Report, case: &Open) {
+    let outcome = match case.outcome {
+        Some(_) => TestOutcome::Failed,
+        None if case.skipped => TestOutcome::Skipped,
+        None => TestOutcome::Passed,
+    };
+    // The cap the plugin-api's collector keeps, kept here on cases that carry more than a name.
+    if report.tests.len() >= TestCases::MAX && outcome != TestOutcome::Failed {
+        return;
+    }
+    report.tests.push(Named {
+        key: Case::key_of(&case.classname, &case.name),
+        classname: case.classname.clone(),
+        name: case.name.clone(),
+        outcome,
+        duration_us: case.duration_us,
+    });
 }
 
 fn push_case(report: &mut Report, case: Open) {
@@ -226,6 +283,22 @@ tests/conftest.py:4: OSError</error><system-out>tests/fake.py:1: ValueError</sys
         );
         let s = report.summary.expect("counts");
         assert_eq!((s.passed, s.failed, s.skipped, s.errors, s.total), (2, 1, 1, Some(1), 5));
+    }
+
+    #[test]
+    fn names_every_case_with_its_outcome_and_time() {
+        let named: Vec<(String, TestOutcome, Option<u64>)> =
+            read(REPORT).tests.into_iter().map(|t| (t.key, t.outcome, t.duration_us)).collect();
+        assert_eq!(
+            named,
+            [
+                ("tests.test_units.test_ok".to_string(), TestOutcome::Passed, Some(1_000)),
+                ("tests.test_units.TestMeters.test_cm[1.5]".into(), TestOutcome::Failed, Some(1_000)),
+                ("tests.test_units.test_db".into(), TestOutcome::Failed, Some(0)),
+                ("tests.test_units.test_skip".into(), TestOutcome::Skipped, Some(0)),
+                ("tests.test_broken".into(), TestOutcome::Failed, Some(0)),
+            ]
+        );
     }
 
     #[test]

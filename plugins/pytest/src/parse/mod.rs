@@ -27,7 +27,7 @@ mod warnings;
 
 use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, Head, Line, ParseContext, ParseResult, Parser, Progress, Recognisers, RunEnd, Severity,
-    Stream, TestSummary, Text, is_absolute, relative_to,
+    Stream, TestCase, TestSummary, Text, is_absolute, relative_to,
 };
 use hashbrown::{HashMap, HashSet};
 use ids::{IdSet, InOrder, SuffixIndex, ends_with_segments};
@@ -499,9 +499,33 @@ impl<'a> Assembly<'a> {
         };
         let mut first = first.into_iter();
         failed_tests.retain(|_| first.next() == Some(true));
+        let tests = self.named_tests(&failed_tests);
         ParseResult::new(self.diagnostics.into_vec())
             .with_summary(self.found.summary.or(self.junit.summary))
             .with_failed_tests(failed_tests)
+            .with_tests(tests)
+    }
+
+    /// Every test of the JUnit report, named as the terminal output named it where it did (a
+    /// failure's node id, so that a report joins the test to its diagnostics), else by the node
+    /// id its dotted class name gives.
+    fn named_tests(&mut self, failed_tests: &[String]) -> Vec<TestCase> {
+        let named = std::mem::take(&mut self.junit.tests);
+        if named.is_empty() {
+            return Vec::new();
+        }
+        let terminal = failed_tests.iter().chain(self.diagnostics.iter().filter_map(|d| d.test.as_ref()));
+        let mut ids: HashMap<String, &String> = HashMap::new();
+        for id in terminal {
+            ids.entry(junit::node_key(id)).or_insert(id);
+        }
+        named
+            .into_iter()
+            .map(|t| {
+                let name = ids.get(&t.key).map_or_else(|| junit::guessed_id(&t.classname, &t.name), |id| (*id).clone());
+                TestCase::new(name, t.outcome, t.duration_us)
+            })
+            .collect()
     }
 
     fn section(&mut self, mut section: Finished) {
