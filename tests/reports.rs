@@ -150,12 +150,14 @@ fn junit_reports_are_valid_against_the_ant_junit_schema_and_count_the_failures()
                 r.case.name()
             );
         }
-        // Where the parser named the tests that passed, it named each the tool counted.
+        // Where the parser named the tests that passed, it named each the tool counted; pytest
+        // counts a test that errored at teardown as passed too, and a report as failed.
         let cases = junit_cases(&xml);
         let passed = cases.iter().filter(|(_, _, inner)| inner.is_empty()).count() as u64;
         let counted = r.answer["summary"]["passed"].as_u64().unwrap_or(0);
+        let errors = r.answer["summary"]["errors"].as_u64().unwrap_or(0);
         assert!(
-            passed == 0 || passed == counted,
+            passed == 0 || (passed <= counted && counted <= passed + errors),
             "{}: {passed} passed testcases, {counted} counted:\n{xml}",
             r.case.name()
         );

@@ -27,7 +27,7 @@ mod warnings;
 
 use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, Head, Line, ParseContext, ParseResult, Parser, Progress, Recognisers, RunEnd, Severity,
-    Stream, TestCase, TestSummary, Text, is_absolute, relative_to,
+    Stream, TestCase, TestCases, TestOutcome, TestSummary, Text, is_absolute, relative_to,
 };
 use hashbrown::{HashMap, HashSet};
 use ids::{IdSet, InOrder, SuffixIndex, ends_with_segments};
@@ -114,6 +114,8 @@ struct Found {
     summary: Option<TestSummary>,
     /// Tests finished according to the progress lines, for [`Parser::progress`].
     tests_done: u64,
+    /// The tests `-v` lines named, in order; a test with a teardown error is named twice.
+    named: TestCases,
     /// Tests the header said would run (`collected 7 items / 2 deselected`).
     collected: Option<u64>,
     /// Why the session ended early, from its `!!! ... !!!` line.
@@ -362,7 +364,28 @@ fn progress_line(t: &str, n: u64, found: &mut Found) {
         if let Some((id, outcome)) = progress.outcome {
             found.reported.add(outcome, id, None, n);
         }
+        if let Some((id, outcome)) = progress.named {
+            found.named.push(id, outcome, None);
+        }
     }
+}
+
+/// The tests `-v` lines named, each once where it was first named: a test that passed and then
+/// errored at teardown is named twice, and is a failure.
+fn verbose_tests(named: TestCases) -> Vec<TestCase> {
+    let mut tests: Vec<TestCase> = Vec::with_capacity(named.len());
+    let mut at: HashMap<String, usize> = HashMap::with_capacity(named.len());
+    for test in named.into_vec() {
+        match at.get(&test.name) {
+            Some(&i) if test.outcome == TestOutcome::Failed => tests[i].outcome = TestOutcome::Failed,
+            Some(_) => {}
+            None => {
+                at.insert(test.name.clone(), tests.len());
+                tests.push(test);
+            }
+        }
+    }
+    tests
 }
 
 fn short_line(t: &str, n: u64, found: &mut Found) {
@@ -508,11 +531,11 @@ impl<'a> Assembly<'a> {
 
     /// Every test of the JUnit report, named as the terminal output named it where it did (a
     /// failure's node id, so that a report joins the test to its diagnostics), else by the node
-    /// id its dotted class name gives.
+    /// id its dotted class name gives. Without a report, the tests `-v` lines named, untimed.
     fn named_tests(&mut self, failed_tests: &[String]) -> Vec<TestCase> {
         let named = std::mem::take(&mut self.junit.tests);
         if named.is_empty() {
-            return Vec::new();
+            return verbose_tests(std::mem::take(&mut self.found.named));
         }
         let terminal = failed_tests.iter().chain(self.diagnostics.iter().filter_map(|d| d.test.as_ref()));
         let mut ids: HashMap<String, &String> = HashMap::new();

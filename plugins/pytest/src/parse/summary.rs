@@ -2,7 +2,7 @@
 //! `short test summary info` section.
 
 use super::text::{has_double_colon, split_id_message, trim_rules};
-use buildvise_plugin_api::TestSummary;
+use buildvise_plugin_api::{TestOutcome, TestSummary};
 
 /// The counts of the final line (`== 1 failed, 3 passed, 2 warnings in 0.12s ==`, or without the
 /// `=` under `-q`), or None when `text` is not one. Deselected tests and warnings are not tests,
@@ -98,13 +98,16 @@ pub enum Outcome {
 pub struct Progress<'a> {
     pub finished: u64,
     pub outcome: Option<(&'a str, Outcome)>,
+    /// The test a `-v` line names, whatever its outcome.
+    pub named: Option<(&'a str, TestOutcome)>,
 }
 
 /// Reads a progress line; None for a line that is none (it neither ends with `[ 40%]` nor starts
 /// with xdist's `[gw1]`).
 pub fn progress(text: &str) -> Option<Progress<'_>> {
     if let Some(rest) = text.strip_prefix("[gw") {
-        return Some(Progress { finished: progress_is_xdist_result(text) as u64, outcome: xdist_outcome(rest) });
+        let named = xdist_named(rest);
+        return Some(Progress { finished: progress_is_xdist_result(text) as u64, outcome: xdist_outcome(rest), named });
     }
     let (body, percent) = text.trim_end().strip_suffix("%]")?.rsplit_once('[')?;
     let body = body.trim_end();
@@ -115,7 +118,41 @@ pub fn progress(text: &str) -> Option<Progress<'_>> {
             .filter(|(id, _)| has_double_colon(id.as_bytes())),
         Err(_) => None,
     };
-    Some(Progress { finished: finished(body.as_bytes()), outcome })
+    let named = percent.trim().parse::<u32>().ok().and_then(|_| verbose_named(body));
+    Some(Progress { finished: finished(body.as_bytes()), outcome, named })
+}
+
+/// The words a `-v` line gives a test's outcome, and what each is for a report: an xfail did
+/// not pass as a test, and pytest counts an XPASS that is not strict as no failure.
+const VERBOSE_WORDS: [(&str, TestOutcome); 6] = [
+    ("PASSED", TestOutcome::Passed),
+    ("FAILED", TestOutcome::Failed),
+    ("ERROR", TestOutcome::Failed),
+    ("SKIPPED", TestOutcome::Skipped),
+    ("XFAIL", TestOutcome::Skipped),
+    ("XPASS", TestOutcome::Passed),
+];
+
+/// `tests/t.py::test_a PASSED`, `… SKIPPED (no yaml)`: the body of a `-v` line before its
+/// `[ 40%]`. The id may hold spaces (`test_p[a b]`), so the word is the last one, or the one
+/// before a parenthesised reason.
+fn verbose_named(body: &str) -> Option<(&str, TestOutcome)> {
+    VERBOSE_WORDS.iter().find_map(|&(word, outcome)| {
+        let (id, rest) = body.rsplit_once(&format!(" {word}")[..])?;
+        (rest.is_empty() || rest.starts_with(" (")).then_some(())?;
+        has_double_colon(id.as_bytes()).then_some((id.trim(), outcome))
+    })
+}
+
+/// `[gw1] [ 50%] PASSED tests/t.py::test_a`, after its `[gw`.
+fn xdist_named(rest: &str) -> Option<(&str, TestOutcome)> {
+    let (_, rest) = rest.split_once("] [")?;
+    let (percent, rest) = rest.split_once("] ")?;
+    percent.trim().strip_suffix('%')?;
+    let (word, id) = rest.split_once(' ')?;
+    let id = id.trim_end();
+    let outcome = VERBOSE_WORDS.iter().find(|(w, _)| *w == word)?.1;
+    has_double_colon(id.as_bytes()).then_some((id, outcome))
 }
 
 /// The tests a progress line's text before its `[ 40%]` (trimmed) finished: one for a `-v` line,
@@ -267,6 +304,33 @@ mod tests {
         assert_eq!(progress_outcome("tests/t.py::test_ok PASSED      [100%]"), None);
         assert_eq!(progress_outcome("tests/t.py .F.   [100%]"), None);
         assert_eq!(progress_outcome("[gw0] [ 7%] PASSED tests/t.py::test_ok"), None);
+    }
+
+    #[test]
+    fn verbose_lines_name_their_test_whatever_its_outcome() {
+        let named = |text| progress(text).and_then(|p| p.named);
+        assert_eq!(
+            named("tests/t.py::test_p[a b] PASSED                     [ 50%]"),
+            Some(("tests/t.py::test_p[a b]", TestOutcome::Passed))
+        );
+        assert_eq!(
+            named("tests/t.py::test_y SKIPPED (no yaml)          [ 60%]"),
+            Some(("tests/t.py::test_y", TestOutcome::Skipped))
+        );
+        assert_eq!(
+            named("tests/t.py::test_x XFAIL (later)     [ 70%]"),
+            Some(("tests/t.py::test_x", TestOutcome::Skipped))
+        );
+        assert_eq!(named("tests/t.py::test_d ERROR    [ 80%]"), Some(("tests/t.py::test_d", TestOutcome::Failed)));
+        assert_eq!(named("[gw0] [ 7%] PASSED tests/t.py::test_ok"), Some(("tests/t.py::test_ok", TestOutcome::Passed)));
+        assert_eq!(
+            named("[gw0] [ 7%] FAILED tests/t.py::test_no "),
+            Some(("tests/t.py::test_no", TestOutcome::Failed))
+        );
+        // Status letters name no test; nor does a line that only ends like one.
+        assert_eq!(named("tests/t.py .F.sxX                       [ 60%]"), None);
+        assert_eq!(named("[gw0] darwin -- Python 3.12.1"), None);
+        assert_eq!(named("tests/t.py PASSED     [ 10%]"), None);
     }
 
     #[test]
