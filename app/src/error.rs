@@ -18,6 +18,8 @@ pub enum AppError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
+    Sandbox(#[from] buildvise_engine::sandbox::SandboxError),
+    #[error(transparent)]
     Tool(#[from] ToolError),
     /// A tool its plugin cannot run on this machine; the plugin's sentence says why.
     #[error("{tool} cannot run here: {reason}")]

@@ -13,6 +13,7 @@ use buildvise_engine::outcome::{Finished, RunResult};
 use buildvise_engine::parse::ParseWorker;
 use buildvise_engine::render::{self, Detail, Surface};
 use buildvise_engine::run::{self, CancelToken, Ending};
+use buildvise_engine::sandbox::{self, Confined, Confinement};
 use buildvise_engine::store::{
     ActiveRun, CommandKey, LogWriter, Retention, RunMeta, RunStatus, Store, StoreError, StreamFilter, now_ms,
 };
@@ -65,11 +66,24 @@ impl App {
         let Some(_slot) = self.slots.take(cancel, queued) else { return Err(AppError::Cancelled) };
         let Started { run, plan, worker, log, mut meta } = self.start_run(tool, call, &place.dir, &roots, &config)?;
         self.prune_beside(&config, project_retention, run.hold());
+        let confinement = match config.sandbox.prepare(&place.dir, &plan.caches) {
+            Ok(Confined::Off) => None,
+            Ok(Confined::Unconfined(reason)) => {
+                meta.notes.push(format!("this run was not confined by the sandbox: {reason}"));
+                None
+            }
+            Ok(Confined::Confined(c)) => Some(Arc::new(c)),
+            Err(e) => {
+                discard(run);
+                return Err(e.into());
+            }
+        };
         let command = run::Command {
             program: plan.program.clone(),
             args: plan.args.clone(),
             env: plan.env.clone().into_iter().collect(),
             cwd: place.dir.clone(),
+            confinement: confinement.clone(),
         };
         let timeout = config.timeout_for(call.timeout_secs, tool.spec.timeout_secs);
         meta.timeout_secs = Some(timeout.as_secs());
@@ -87,6 +101,9 @@ impl App {
         meta.unterminated = unterminated;
         let ending = outcome.ending;
         self.record_ending(&run, &mut meta, log, outcome);
+        if let Some(confinement) = &confinement {
+            meta.notes.extend(self.refusals(&run.id, confinement));
+        }
         let mut result = parser.finish(parser_end(ending, &plan));
         result.fingerprints = history::fingerprints(&call.tool, &result.diagnostics);
         // The answer survives a store that cannot take it: it says so, and where to make room.
@@ -170,6 +187,18 @@ impl App {
     }
 
     /// Fills in how the run ended, and what went wrong on buildvise's side while it ran.
+    /// What the sandbox refused the run, as the run's output reports it.
+    fn refusals(&self, run_id: &str, confinement: &Confinement) -> Vec<String> {
+        let mut refusals = sandbox::refusals(confinement);
+        if let Ok(mut reader) = self.store.reader(run_id) {
+            let _ = reader.scan(StreamFilter::Both, |number, _, bytes| {
+                refusals.line(number, bytes);
+                true
+            });
+        }
+        refusals.notes()
+    }
+
     fn record_ending(&self, run: &ActiveRun, meta: &mut RunMeta, log: LogWriter, outcome: run::Outcome) {
         let (lines, mut stored, mut bytes) = (log.lines(), log.lines(), log.bytes());
         if let Some(failure) = log.finish() {

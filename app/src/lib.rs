@@ -41,6 +41,7 @@ pub use buildvise_engine::render::{
     Detail, GainStyle, Hints, Rendered, Surface, render_gain, render_runs, shell_words,
 };
 pub use buildvise_engine::run::{CancelToken, RunError};
+pub use buildvise_engine::sandbox::Mode as SandboxMode;
 pub use buildvise_engine::store::{AnsweredCall, RunMeta, RunStatus, StreamFilter, now_ms};
 pub use log::Page;
 

@@ -19,6 +19,7 @@ pub mod parse;
 pub mod plugins;
 pub mod render;
 pub mod run;
+pub mod sandbox;
 pub mod shell_line;
 pub mod store;
 pub mod tools;

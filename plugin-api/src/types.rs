@@ -262,9 +262,21 @@ pub struct CommandPlan {
     /// it as what the argument does (``"`-p:PreBuildEvent=…` runs a command"``).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutates: Option<String>,
+    /// Directories outside the project the toolchain writes as its caches (absolute: cargo's
+    /// registry, npm's cache, NuGet's packages), each as this machine has it (the variable that
+    /// moves it read). A run under the `workspace-write` sandbox may write only its project, the
+    /// temp directory and these; may be empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caches: Vec<String>,
 }
 
 impl CommandPlan {
+    /// Adds the caches the toolchain writes ([`caches`](Self::caches)).
+    pub fn with_caches(mut self, dirs: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.caches.extend(dirs.into_iter().map(Into::into));
+        self
+    }
+
     /// `program` with no arguments, environment or artifacts.
     pub fn new(program: impl Into<String>) -> Self {
         CommandPlan { program: program.into(), ..CommandPlan::default() }

@@ -28,6 +28,8 @@ pub struct Args {
     format: Vec<super::ReportArg>,
     #[command(flatten)]
     detail: DetailArgs,
+    #[command(flatten)]
+    sandbox: super::SandboxArgs,
     /// Arguments for the tool.
     #[arg(last = true, value_name = "ARGS")]
     args: Vec<String>,
@@ -45,7 +47,9 @@ const EXIT_TIMEOUT: i32 = 124;
 const EXIT_CANCELLED: i32 = 130;
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
-    let app = app(cli, Config::load()?, true)?;
+    let mut config = Config::load()?;
+    args.sandbox.apply(&mut config);
+    let app = app(cli, config, true)?;
     let current = std::env::current_dir()?;
     let call = ExecCall {
         tool: args.tool.clone(),

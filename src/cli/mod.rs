@@ -182,6 +182,35 @@ fn print_text(text: &str) -> anyhow::Result<()> {
 }
 
 /// Detail level flag shared by exec, log and parse.
+/// The sandbox, as the operator sets it on `exec` and `serve`: over the config and the
+/// environment, and narrowed by no project.
+#[derive(Debug, clap::Args)]
+pub struct SandboxArgs {
+    /// What runs may write: workspace-write (their project, the temp directory and their
+    /// toolchain's caches), read-only (the temp directory) or off [default: the config's
+    /// `sandbox`, else BUILDVISE_SANDBOX, else off]
+    #[arg(long, value_name = "MODE", value_parser = sandbox_mode)]
+    sandbox: Option<buildvise_app::SandboxMode>,
+    /// Refuse runs' TCP connections.
+    #[arg(long)]
+    no_network: bool,
+}
+
+impl SandboxArgs {
+    pub fn apply(&self, config: &mut Config) {
+        if let Some(mode) = self.sandbox {
+            config.set_sandbox(mode);
+        }
+        if self.no_network {
+            config.set_no_network();
+        }
+    }
+}
+
+fn sandbox_mode(text: &str) -> Result<buildvise_app::SandboxMode, String> {
+    text.parse()
+}
+
 #[derive(Debug, Clone, clap::Args)]
 struct DetailArgs {
     /// How much to say: summary, standard or full.

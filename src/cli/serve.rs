@@ -39,11 +39,14 @@ pub struct Args {
     /// current directory.
     #[arg(long, value_name = "DIR")]
     root: Vec<PathBuf>,
+    #[command(flatten)]
+    sandbox: super::SandboxArgs,
 }
 
 pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     let mut config = Config::load()?;
     config.read_only |= args.read_only;
+    args.sandbox.apply(&mut config);
     config.disable.extend(args.disable.iter().cloned());
     if let Some(n) = args.concurrent_runs {
         config.concurrent_runs = n;

@@ -12,6 +12,7 @@ mod tools;
 
 pub use tools::{Pattern, ToolDef, severity_of};
 
+use crate::sandbox::{Mode, Sandbox};
 use crate::store::Retention;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -49,6 +50,10 @@ struct UserFile {
     read_only: Option<bool>,
     /// Run workspace-changing tools without `confirm`.
     allow_mutating: Option<bool>,
+    /// What runs may write (`off`, `workspace-write`, `read-only`).
+    sandbox: Option<String>,
+    /// Refuse runs' TCP connections.
+    no_network: Option<bool>,
     retention: Option<RetentionFile>,
     /// Each read on its own, so that one bad definition leaves the others usable.
     #[serde(default)]
@@ -66,6 +71,9 @@ struct ProjectFile {
     #[serde(default)]
     disable: Vec<String>,
     read_only: Option<bool>,
+    /// A tighter sandbox than the operator's; a looser one is ignored.
+    sandbox: Option<String>,
+    no_network: Option<bool>,
     retention: Option<RetentionFile>,
     #[serde(default)]
     tools: BTreeMap<String, toml::Value>,
@@ -102,6 +110,8 @@ pub struct Config {
     pub disable: Vec<String>,
     pub read_only: bool,
     pub allow_mutating: bool,
+    /// What runs may write and connect to.
+    pub sandbox: Sandbox,
     pub retention: Retention,
     /// Tools the user's config and the project's file define.
     pub tools: Vec<ToolDef>,
@@ -120,6 +130,7 @@ impl Default for Config {
             disable: Vec::new(),
             read_only: false,
             allow_mutating: false,
+            sandbox: Sandbox::default(),
             retention: Retention::default(),
             tools: Vec::new(),
             problems: Vec::new(),
@@ -156,6 +167,10 @@ pub enum ConfigError {
         path.display()
     )]
     TooLarge { path: PathBuf },
+    #[error("{}: `sandbox`: {reason}", path.display())]
+    Sandbox { path: PathBuf, reason: String },
+    #[error("{name}: {reason}")]
+    Env { name: &'static str, reason: String },
 }
 
 /// A part of a config file that cannot be used. It is left out, and with it only what it concerns:
@@ -188,7 +203,27 @@ impl Config {
         if let Ok(disabled) = std::env::var("BUILDVISE_DISABLE") {
             config.disable.extend(disabled.split(',').map(str::trim).filter(|d| !d.is_empty()).map(String::from));
         }
+        if let Some(mode) = std::env::var("BUILDVISE_SANDBOX").ok().filter(|v| !v.is_empty()) {
+            let mode = mode.parse().map_err(|reason| ConfigError::Env { name: "BUILDVISE_SANDBOX", reason })?;
+            config.set_sandbox(mode);
+        }
+        if std::env::var("BUILDVISE_NO_NETWORK").is_ok_and(|v| !v.is_empty() && v != "0") {
+            config.set_no_network();
+        }
         Ok(config)
+    }
+
+    /// The operator's sandbox mode (a flag, the environment, the user's file): asked for, so a
+    /// kernel that cannot give it refuses the run rather than run it unconfined.
+    pub fn set_sandbox(&mut self, mode: Mode) {
+        self.sandbox.mode = mode;
+        self.sandbox.required = mode != Mode::Off || self.sandbox.no_network;
+    }
+
+    /// The operator's `--no-network`.
+    pub fn set_no_network(&mut self) {
+        self.sandbox.no_network = true;
+        self.sandbox.required = true;
     }
 
     fn apply_user(&mut self, file: UserFile, path: &Path) -> Result<(), ConfigError> {
@@ -210,6 +245,13 @@ impl Config {
         self.read_only |= file.read_only.unwrap_or(false);
         if let Some(allow) = file.allow_mutating {
             self.allow_mutating = allow;
+        }
+        if let Some(mode) = &file.sandbox {
+            let mode = mode.parse().map_err(|reason| ConfigError::Sandbox { path: path.to_path_buf(), reason })?;
+            self.set_sandbox(mode);
+        }
+        if file.no_network == Some(true) {
+            self.set_no_network();
         }
         if let Some(r) = &file.retention {
             self.retention = r.over(&self.retention);
@@ -290,6 +332,15 @@ impl Config {
         }
         narrowed.disable.extend(file.disable);
         narrowed.read_only |= file.read_only.unwrap_or(false);
+        let mode = match file.sandbox.as_deref().map(str::parse::<Mode>) {
+            Some(Ok(mode)) => Some(mode),
+            Some(Err(reason)) => {
+                narrowed.problems.push(Problem { path: path.clone(), key: "sandbox".into(), reason, tool: None });
+                None
+            }
+            None => None,
+        };
+        narrowed.sandbox = narrowed.sandbox.tightened(mode, file.no_network);
         narrowed.add_tools(tools::read(file.tools, &path));
         let retention = file.retention.map(|r| ProjectRetention {
             root: path.parent().unwrap_or(Path::new("/")).to_path_buf(),

@@ -51,6 +51,8 @@ pub struct Command {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub cwd: PathBuf,
+    /// What the run may write and connect to, when the sandbox confines it.
+    pub confinement: Option<std::sync::Arc<crate::sandbox::Confinement>>,
 }
 
 /// Receives the run's lines, and a tick now and then to flush or report progress.

@@ -23,6 +23,9 @@ pub(super) fn spawn(command: &Command, mark: &str) -> Result<Child, RunError> {
         .stderr(Stdio::piped())
         // A new group led by the child: one signal reaches it and everything it starts.
         .process_group(0);
+    if let Some(confinement) = &command.confinement {
+        confinement.apply(&mut cmd);
+    }
     cmd.spawn().map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => RunError::NotFound { program: command.program.clone() },
         std::io::ErrorKind::PermissionDenied => RunError::NotExecutable { program: command.program.clone(), source },

@@ -23,7 +23,13 @@ pub(super) fn sleeper(mark: Option<&str>) -> std::process::Child {
 }
 
 fn sh(script: &str) -> Command {
-    Command { program: "sh".into(), args: vec!["-c".into(), script.into()], env: vec![], cwd: ".".into() }
+    Command {
+        program: "sh".into(),
+        args: vec!["-c".into(), script.into()],
+        env: vec![],
+        cwd: ".".into(),
+        confinement: None,
+    }
 }
 
 fn alive(pid: i32) -> bool {
@@ -52,7 +58,13 @@ fn both_streams_tagged_and_exit_code() {
 
 #[test]
 fn missing_program_is_named() {
-    let cmd = Command { program: "buildvise-no-such-program".into(), args: vec![], env: vec![], cwd: ".".into() };
+    let cmd = Command {
+        program: "buildvise-no-such-program".into(),
+        args: vec![],
+        env: vec![],
+        cwd: ".".into(),
+        confinement: None,
+    };
     let err = run(&cmd, Duration::from_secs(5), &CancelToken::default(), None, &mut Collect::default()).unwrap_err();
     assert!(err.to_string().contains("`buildvise-no-such-program` was not found on PATH"), "{err}");
 }

@@ -1,0 +1,162 @@
+//! What the sandbox refused a run, read back from what the run printed: the kernel answers a
+//! refused write or connection with `EACCES`, which a program reports as "Permission denied"
+//! with the path it tried, or not at all. An agent that sees a build fail on a permission error
+//! must learn that the sandbox, not the project, refused it, and what would allow it.
+
+use super::{Confinement, Mode};
+use regex::bytes::Regex;
+use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
+
+/// The words programs report a refused access with.
+static REFUSED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)permission denied|\beacces\b|read-only file system|operation not permitted").expect("a pattern")
+});
+
+/// Notes kept for one run: the first refusals say what the setting is; more say nothing new.
+const KEPT: usize = 3;
+
+/// Reads a run's lines for refusals, one line at a time.
+#[derive(Debug)]
+pub struct Refusals<'a> {
+    confinement: &'a Confinement,
+    notes: Vec<String>,
+    paths: Vec<String>,
+    network_said: bool,
+}
+
+/// Starts reading a run confined by `confinement`.
+pub fn refusals(confinement: &Confinement) -> Refusals<'_> {
+    Refusals { confinement, notes: Vec::new(), paths: Vec::new(), network_said: false }
+}
+
+impl Refusals<'_> {
+    /// Reads one line of the run's output, `number` its line in the log.
+    pub fn line(&mut self, number: u64, bytes: &[u8]) {
+        if self.notes.len() >= KEPT || !REFUSED.is_match(bytes) {
+            return;
+        }
+        let text = String::from_utf8_lossy(bytes);
+        let sandbox = self.confinement.sandbox;
+        let cwd = &self.confinement.cwd;
+        // The last path a line names is the one refused: a message starts with its program's.
+        let refused_path =
+            paths(&text).map(|p| lexical(&cwd.join(p))).filter(|p| !self.confinement.may_write(p)).last();
+        match refused_path {
+            Some(path) if sandbox.mode != Mode::Off => {
+                let path = path.display().to_string();
+                if self.paths.contains(&path) {
+                    return;
+                }
+                self.paths.push(path.clone());
+                let may = match sandbox.mode {
+                    Mode::ReadOnly => "the temp directory",
+                    _ => "its project, the temp directory and its toolchain's caches",
+                };
+                self.notes.push(format!(
+                    "the sandbox ({}) refused {path} (log line {number}): a run may write only {may}; the operator \
+                     allows more with --sandbox off",
+                    sandbox.mode.name()
+                ));
+            }
+            _ if sandbox.no_network && !self.network_said && speaks_of_network(&text) => {
+                self.network_said = true;
+                self.notes.push(format!(
+                    "the sandbox refused a network connection (log line {number}): --no-network is on; the operator \
+                     allows connections by leaving it off"
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// The notes for the answer, at most three.
+    pub fn notes(self) -> Vec<String> {
+        self.notes
+    }
+}
+
+/// The paths a message names: words with a `/` in them (`/home/u/f`, `../sibling/lib.txt`) or
+/// a file's extension (`out.txt`), quotes and trailing punctuation taken off (`'/home/u/f':`,
+/// `"/x",`), URLs left out.
+fn paths(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '`')
+        .map(|word| word.trim_end_matches([':', ',', ';', ')', ']', '.']))
+        .filter(|word| word.len() > 1 && (word.contains('/') || has_extension(word)) && !word.contains("://"))
+}
+
+/// `out.txt`, `lib.rs`: a name, a dot, and letters or digits after it.
+fn has_extension(word: &str) -> bool {
+    word.rsplit_once('.').is_some_and(|(name, ext)| {
+        !name.is_empty() && !ext.is_empty() && ext.len() <= 8 && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
+/// `path` with `.` and `..` taken out by its words alone: the file may not exist, and a refused
+/// path is named as the program named it.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A refused connection names no path; its message names what was tried.
+fn speaks_of_network(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["connect", "socket", "network", "errno 13", "tcp", "http"].iter().any(|w| lower.contains(w))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::super::{Confined, Sandbox};
+    use super::*;
+
+    fn confined(mode: Mode, no_network: bool, project: &Path) -> Confinement {
+        match (Sandbox { mode, no_network, required: true }).prepare(project, &[]) {
+            Ok(Confined::Confined(c)) => c,
+            other => panic!("no Landlock here: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_refused_write_outside_the_project_is_named_once_with_its_line() {
+        // Not under the temp directory, which a run may write; a checkout of its own.
+        let dir = tempfile::tempdir_in(std::env::current_dir().unwrap()).unwrap();
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        let c = confined(Mode::WorkspaceWrite, false, &project);
+        let mut r = refusals(&c);
+        r.line(3, b"bash: line 1: /home/u/.bashrc: Permission denied");
+        r.line(4, b"PermissionError: [Errno 13] Permission denied: '/home/u/.bashrc'");
+        let inside = format!("cp: cannot create regular file '{}/x': Permission denied", project.display());
+        r.line(5, inside.as_bytes());
+        r.line(6, b"all good");
+        r.line(7, b"attack.sh: 2: cannot create ../sibling/lib.txt: Permission denied");
+        let notes = r.notes();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        let sibling = dir.path().join("sibling/lib.txt");
+        assert!(notes[1].contains(&format!("refused {} (log line 7)", sibling.display())), "{notes:?}");
+        assert!(
+            notes[0].starts_with("the sandbox (workspace-write) refused /home/u/.bashrc (log line 3)"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn a_refused_connection_is_named_under_no_network() {
+        let dir = tempfile::tempdir_in(std::env::current_dir().unwrap()).unwrap();
+        let c = confined(Mode::Off, true, dir.path());
+        let mut r = refusals(&c);
+        r.line(7, b"PermissionError: [Errno 13] Permission denied");
+        r.line(8, b"connect: Permission denied");
+        assert_eq!(r.notes().len(), 1);
+    }
+}
