@@ -22,12 +22,13 @@ const LAYERS: &[(&str, &[Layer])] = &[
     (
         "engine/src",
         &[
-            ("config", &["store"]),
+            ("config", &["sandbox", "store"]),
             ("history", &["describe", "outcome", "store"]),
             ("outcome", &["store"]),
             ("parse", &["config", "outcome", "plugins", "store"]),
             ("plugins", &["store"]),
             ("render", &["gain", "history", "outcome", "plugins", "store", "tools"]),
+            ("run", &["sandbox"]),
             ("tools", &["config", "parse", "plugins"]),
         ],
     ),

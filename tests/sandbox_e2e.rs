@@ -136,7 +136,7 @@ fn a_project_file_tightens_the_sandbox_and_cannot_loosen_it() {
     std::fs::write(w.project.join("buildvise.toml"), format!("sandbox = \"off\"\n{config}")).expect("write");
     let answer = w.attack(&["--sandbox", "workspace-write"]);
     assert!(!w.planted(), "{answer}");
-    // Tightening holds: the operator left it off, the project asks for read-only.
+    // Tightening holds: the operator set nothing (workspace-write), the project asks for read-only.
     let w = world();
     std::fs::write(w.project.join("buildvise.toml"), format!("sandbox = \"read-only\"\n{config}")).expect("write");
     let answer = w.attack(&[]);

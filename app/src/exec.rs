@@ -69,7 +69,7 @@ impl App {
         let confinement = match config.sandbox.prepare(&place.dir, &plan.caches) {
             Ok(Confined::Off) => None,
             Ok(Confined::Unconfined(reason)) => {
-                meta.notes.push(format!("this run was not confined by the sandbox: {reason}"));
+                meta.notes.push(format!("not sandboxed: {reason}"));
                 None
             }
             Ok(Confined::Confined(c)) => Some(Arc::new(c)),

@@ -113,3 +113,31 @@ mod tests {
         assert_eq!(split_location("C:5"), None);
     }
 }
+
+/// A toolchain cache as this machine has it, for [`crate::CommandPlan::caches`]: the directory
+/// the variable `var` names when it is set to an absolute path, else `default` under the home
+/// directory (`.cargo`, `.cache`); None without either.
+pub fn cache_dir(var: &str, default: &str) -> Option<String> {
+    let set = std::env::var(var).ok().filter(|v| is_absolute(v));
+    set.or_else(|| {
+        let home = std::env::var("HOME").ok().filter(|h| is_absolute(h))?;
+        Some(std::path::Path::new(&home).join(default).display().to_string())
+    })
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::cache_dir;
+
+    #[test]
+    fn a_cache_is_where_its_variable_says_else_under_home() {
+        // Read, not set: the process's environment is shared by every test.
+        match std::env::var("HOME") {
+            Ok(home) if home.starts_with('/') => {
+                assert_eq!(cache_dir("BUILDVISE_NO_SUCH_VARIABLE", ".cargo"), Some(format!("{home}/.cargo")));
+            }
+            _ => assert_eq!(cache_dir("BUILDVISE_NO_SUCH_VARIABLE", ".cargo"), None),
+        }
+        assert_eq!(cache_dir("PATH", ".x").map(|p| p.is_empty()), Some(false));
+    }
+}

@@ -187,8 +187,8 @@ fn print_text(text: &str) -> anyhow::Result<()> {
 #[derive(Debug, clap::Args)]
 pub struct SandboxArgs {
     /// What runs may write: workspace-write (their project, the temp directory and their
-    /// toolchain's caches), read-only (the temp directory) or off [default: the config's
-    /// `sandbox`, else BUILDVISE_SANDBOX, else off]
+    /// toolchain's caches), read-only (the temp directory) or off [default: BUILDVISE_SANDBOX,
+    /// else the config's `sandbox`, else workspace-write where the kernel can confine]
     #[arg(long, value_name = "MODE", value_parser = sandbox_mode)]
     sandbox: Option<buildvise_app::SandboxMode>,
     /// Refuse runs' TCP connections.

@@ -13,9 +13,8 @@ use std::process::{Child, Stdio};
 
 /// Spawns `command` with `mark` in its environment (last, so that no plan can set it otherwise).
 pub(super) fn spawn(command: &Command, mark: &str) -> Result<Child, RunError> {
-    let mut cmd = std::process::Command::new(&command.program);
-    cmd.args(&command.args)
-        .current_dir(&command.cwd)
+    let mut cmd = crate::sandbox::command(command.confinement.as_deref(), &command.program, &command.args);
+    cmd.current_dir(&command.cwd)
         .envs(command.env.iter().map(|(k, v)| (k, v)))
         .env(super::leftovers::MARK, mark)
         .stdin(Stdio::null())
@@ -23,9 +22,6 @@ pub(super) fn spawn(command: &Command, mark: &str) -> Result<Child, RunError> {
         .stderr(Stdio::piped())
         // A new group led by the child: one signal reaches it and everything it starts.
         .process_group(0);
-    if let Some(confinement) = &command.confinement {
-        confinement.apply(&mut cmd);
-    }
     cmd.spawn().map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => RunError::NotFound { program: command.program.clone() },
         std::io::ErrorKind::PermissionDenied => RunError::NotExecutable { program: command.program.clone(), source },

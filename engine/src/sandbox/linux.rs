@@ -57,8 +57,10 @@ pub fn prepare(sandbox: Sandbox, writable: &[PathBuf]) -> Result<Prepared, Strin
     Ok(Prepared { ruleset: Arc::new(fd) })
 }
 
-/// Has the child enforce the ruleset on itself just before it executes the command.
-pub fn apply(prepared: &Prepared, cmd: &mut std::process::Command) {
+/// The command, its child made to enforce the ruleset on itself just before it executes it.
+pub fn command(prepared: &Prepared, program: &str, args: &[String]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args);
     let fd = prepared.ruleset.as_raw_fd();
     // Held by the closure, so the descriptor stays open until the command has been spawned.
     let ruleset = Arc::clone(&prepared.ruleset);
@@ -80,4 +82,5 @@ pub fn apply(prepared: &Prepared, cmd: &mut std::process::Command) {
             Ok(())
         });
     }
+    cmd
 }

@@ -13,6 +13,10 @@
 
 #[cfg(target_os = "linux")]
 mod linux;
+// Compiled for the tests everywhere: the profile it writes is checked on any machine.
+#[cfg(any(target_os = "macos", test))]
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod macos;
 mod refusals;
 
 pub use refusals::refusals;
@@ -141,12 +145,20 @@ pub struct Confinement {
     prepared: platform::Prepared,
 }
 
-impl Confinement {
-    /// Has the child confine itself before it executes the command.
-    pub fn apply(&self, cmd: &mut std::process::Command) {
-        platform::apply(&self.prepared, cmd);
+/// The command `program args`, confined when `confinement` says so: on Linux the child
+/// confines itself before it executes `program`; on macOS `sandbox-exec` runs it.
+pub fn command(confinement: Option<&Confinement>, program: &str, args: &[String]) -> std::process::Command {
+    match confinement {
+        Some(c) => platform::command(&c.prepared, program, args),
+        None => {
+            let mut cmd = std::process::Command::new(program);
+            cmd.args(args);
+            cmd
+        }
     }
+}
 
+impl Confinement {
     /// Whether `path` lies where this run may write.
     pub fn may_write(&self, path: &Path) -> bool {
         self.writable.iter().any(|dir| path.starts_with(dir))
@@ -164,10 +176,12 @@ pub enum SandboxError {
 
 #[cfg(target_os = "linux")]
 use self::linux as platform;
+#[cfg(target_os = "macos")]
+use self::macos as platform;
 
-/// No confinement on this platform yet: every confined run is refused or unconfined, and says
-/// why.
-#[cfg(not(target_os = "linux"))]
+/// No confinement on this platform (Windows): every confined run is refused, or runs unconfined
+/// with a note, and says why.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 mod platform {
     use super::Sandbox;
     use std::path::PathBuf;
@@ -176,10 +190,14 @@ mod platform {
     pub struct Prepared;
 
     pub fn prepare(_: Sandbox, _: &[PathBuf]) -> Result<Prepared, String> {
-        Err(format!("buildvise confines runs on Linux only, and this is {}", std::env::consts::OS))
+        Err(format!("buildvise confines runs on Linux and macOS, not on {}", std::env::consts::OS))
     }
 
-    pub fn apply(_: &Prepared, _: &mut std::process::Command) {}
+    pub fn command(_: &Prepared, program: &str, args: &[String]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
+        cmd.args(args);
+        cmd
+    }
 }
 
 #[cfg(test)]

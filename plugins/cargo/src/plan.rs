@@ -1,6 +1,6 @@
 //! The tools and the command each one runs.
 
-use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
+use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec, cache_dir};
 
 /// `(tool, cargo verb, description, args hint)`. The description is the command: an agent knows
 /// cargo's verbs, and `list` is paid for on every session. A hint only where args are not
@@ -71,7 +71,13 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         args.push("run".to_string());
     }
     args.extend(rest.iter().cloned());
-    let plan = CommandPlan::new("cargo").with_args(args).with_env("CARGO_TERM_COLOR", "never");
+    // What cargo writes outside the project: its registry and git checkouts, rustup's state,
+    // and a target directory set elsewhere.
+    let caches = [cache_dir("CARGO_HOME", ".cargo"), cache_dir("RUSTUP_HOME", ".rustup"), env_dir("CARGO_TARGET_DIR")];
+    let plan = CommandPlan::new("cargo")
+        .with_args(args)
+        .with_env("CARGO_TERM_COLOR", "never")
+        .with_caches(caches.into_iter().flatten());
     // rustfmt colours its diff whenever TERM names a colour terminal, even into a pipe.
     Ok(if *verb == "fmt" { plan.with_env("TERM", "dumb") } else { plan })
 }
@@ -303,6 +309,11 @@ fn check_clippy_args(args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The directory an environment variable names, when it names an absolute one.
+fn env_dir(var: &str) -> Option<String> {
+    std::env::var(var).ok().filter(|v| buildvise_plugin_api::is_absolute(v))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Which command runs a tool: `dotnet <verb> ARGS`, the environment that keeps its output stable,
 //! and the TRX report `dotnet test` writes into the artifact directory.
 
-use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
+use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec, cache_dir};
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
@@ -62,7 +62,13 @@ pub fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
     }
     args.extend(request.args[split..].iter().cloned());
 
-    let mut plan = CommandPlan::new("dotnet").with_args(args);
+    // NuGet's packages and caches, and the SDK's first-run state.
+    let caches = [
+        cache_dir("NUGET_PACKAGES", ".nuget"),
+        cache_dir("DOTNET_CLI_HOME", ".dotnet"),
+        cache_dir("NUGET_HTTP_CACHE_PATH", ".local/share/NuGet"),
+    ];
+    let mut plan = CommandPlan::new("dotnet").with_args(args).with_caches(caches.into_iter().flatten());
     plan.env = environment();
     plan.artifacts = artifacts;
     plan.mutates = runs_a_given_command(&request.args, Path::new(&request.cwd));

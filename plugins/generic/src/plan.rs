@@ -1,6 +1,6 @@
 //! The tools and the command each one runs.
 
-use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec};
+use buildvise_plugin_api::{CommandPlan, PlanRequest, ToolSpec, cache_dir, is_absolute};
 
 /// `(tool, program, description, args hint)`. The description is the command, as agents know
 /// these tools.
@@ -85,7 +85,12 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         "go.build" | "go.test" | "go.vet" => {
             let verb = &request.tool[3..];
             let packages = check_go_args(args, request)?;
-            let mut plan = CommandPlan::new("go").with_args([verb]).with_args(args.iter().cloned());
+            // Go's build cache and module cache.
+            let caches = [cache_dir("GOCACHE", ".cache/go-build"), cache_dir("GOMODCACHE", "go/pkg/mod")];
+            let mut plan = CommandPlan::new("go")
+                .with_args([verb])
+                .with_args(args.iter().cloned())
+                .with_caches(caches.into_iter().flatten());
             if !packages {
                 plan = plan.with_args(["./..."]);
             }
@@ -93,15 +98,20 @@ pub(crate) fn plan(request: &PlanRequest) -> Result<CommandPlan, String> {
         }
         "python.mypy" => {
             let paths = check_mypy_args(args, request)?;
-            let plan = CommandPlan::new(venv_program(&request.cwd, "mypy")).with_args(args.iter().cloned());
+            // Its cache is in the project unless MYPY_CACHE_DIR moves it.
+            let cache = std::env::var("MYPY_CACHE_DIR").ok().filter(|d| is_absolute(d));
+            let plan =
+                CommandPlan::new(venv_program(&request.cwd, "mypy")).with_args(args.iter().cloned()).with_caches(cache);
             Ok(if paths { plan } else { plan.with_args(["."]) })
         }
         "python.ruff" => {
             let paths = check_ruff_args(args, request)?;
             // `--no-fix` too: a project's `fix = true` would otherwise make a check edit files.
+            let cache = std::env::var("RUFF_CACHE_DIR").ok().filter(|d| is_absolute(d));
             let plan = CommandPlan::new(venv_program(&request.cwd, "ruff"))
                 .with_args(["check", "--no-fix"])
-                .with_args(args.iter().cloned());
+                .with_args(args.iter().cloned())
+                .with_caches(cache);
             Ok(if paths { plan } else { plan.with_args(["."]) })
         }
         other => {

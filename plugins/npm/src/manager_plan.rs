@@ -143,7 +143,10 @@ fn plan_exec(
 }
 
 fn finish(manager: Manager, args: Vec<String>, artifact: Option<String>) -> CommandPlan {
-    let mut plan = CommandPlan::new(manager.program()).with_args(args).with_env("NO_COLOR", "1");
+    let mut plan = CommandPlan::new(manager.program())
+        .with_args(args)
+        .with_env("NO_COLOR", "1")
+        .with_caches(crate::plan::caches());
     plan = match manager {
         // pnpm reads npm's settings from the environment.
         Manager::Pnpm => plan.with_env("npm_config_update_notifier", "false"),

@@ -6,7 +6,7 @@
 //! artifact directory; the printed output stays the tool's human report.
 
 use crate::manager::{self, Manager};
-use buildvise_plugin_api::{CommandPlan, PlanRequest};
+use buildvise_plugin_api::{CommandPlan, PlanRequest, cache_dir};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -246,9 +246,26 @@ fn finish_plan(args: Vec<String>, artifacts: Vec<String>) -> CommandPlan {
         .with_args(args)
         .with_env("NO_COLOR", "1")
         .with_env("npm_config_update_notifier", "false")
-        .with_env("npm_config_fund", "false");
+        .with_env("npm_config_fund", "false")
+        .with_caches(caches());
     plan.artifacts = artifacts;
     plan
+}
+
+/// What the package managers write outside the project: npm's cache, and pnpm's store, yarn's
+/// and bun's caches and corepack's downloads, which live under the XDG cache and data
+/// directories or a directory of their own.
+pub(crate) fn caches() -> Vec<String> {
+    [
+        cache_dir("npm_config_cache", ".npm"),
+        cache_dir("XDG_CACHE_HOME", ".cache"),
+        cache_dir("XDG_DATA_HOME", ".local/share"),
+        cache_dir("YARN_CACHE_FOLDER", ".yarn"),
+        cache_dir("BUN_INSTALL", ".bun"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Arguments before a literal `--` are npm's own (`-w web`); after it, the script's. Without a

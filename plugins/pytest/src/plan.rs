@@ -2,7 +2,7 @@
 //! XML artifact and a wide terminal. Planning only reads the project's virtual environment
 //! layout; it never starts Python to ask.
 
-use buildvise_plugin_api::{CommandPlan, PlanRequest};
+use buildvise_plugin_api::{CommandPlan, PlanRequest, cache_dir};
 use std::path::{Path, PathBuf};
 
 /// The one tool this plugin offers.
@@ -79,7 +79,12 @@ pub fn plan(request: &PlanRequest, env: &HostEnv) -> Result<CommandPlan, String>
     }
     args.extend(request.args.iter().cloned());
 
-    let mut plan = CommandPlan::new(program).with_args(args).with_env("COLUMNS", COLUMNS);
+    // pip's, uv's and other tools' caches live under the XDG cache directory.
+    let caches = [cache_dir("XDG_CACHE_HOME", ".cache"), cache_dir("UV_CACHE_DIR", ".cache/uv")];
+    let mut plan = CommandPlan::new(program)
+        .with_args(args)
+        .with_env("COLUMNS", COLUMNS)
+        .with_caches(caches.into_iter().flatten());
     plan.artifacts = artifacts;
     Ok(plan)
 }
