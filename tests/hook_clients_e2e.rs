@@ -76,7 +76,7 @@ fn bash(sb: &Sandbox, line: &str, dir: &Path) -> (Option<i32>, String) {
 /// The fixture crate's two failing tests fail `cargo test` with 101, and buildvise says which.
 fn assert_buildvise_ran_the_tests(sb: &Sandbox, command: &str, dir: &Path) {
     let exe = env!("CARGO_BIN_EXE_buildvise");
-    assert_eq!(command, format!("{exe} exec cargo.test --max-lines 20"));
+    assert_eq!(command, format!("{exe} exec cargo.test --sandbox off --max-lines 20"));
     let (code, answer) = bash(sb, command, dir);
     assert_eq!(code, Some(101), "{answer}");
     assert!(answer.starts_with("FAIL") && answer.contains("2 failed"), "{answer}");

@@ -52,12 +52,24 @@ fn a_cargo_test_line_runs_through_buildvise_with_the_tests_exit_code() {
     let dir = sb.cargo_fixture("tests");
     let line = hooked(&sb, "RUST_BACKTRACE=0 cargo test 2>&1 | tail -15", &dir);
     let exe = env!("CARGO_BIN_EXE_buildvise");
-    assert_eq!(line, format!("RUST_BACKTRACE=0 {exe} exec cargo.test --max-lines 15"));
+    assert_eq!(line, format!("RUST_BACKTRACE=0 {exe} exec cargo.test --sandbox off --max-lines 15"));
     let (code, answer) = bash(&sb, &line, &dir);
     // The fixture's two failing tests fail `cargo test` with 101, and buildvise says which.
     assert_eq!(code, Some(101), "{answer}");
     assert!(answer.starts_with("FAIL"), "{answer}");
     assert!(answer.contains("2 failed"), "{answer}");
+}
+
+/// The typed command ran as the agent's harness confines it; a rewrite keeps that, and adds
+/// buildvise's sandbox only where the operator asked for one (read again when the line runs).
+#[test]
+fn a_rewrite_is_confined_only_by_the_sandbox_the_operator_asked_for() {
+    let sb = Sandbox::new(&[cargo_plugin()]);
+    let dir = sb.cargo_fixture("tests");
+    let exe = env!("CARGO_BIN_EXE_buildvise");
+    assert_eq!(hooked(&sb, "cargo build", &dir), format!("{exe} exec cargo.build --sandbox off"));
+    sb.user_config("sandbox = \"read-only\"\n");
+    assert_eq!(hooked(&sb, "cargo build", &dir), format!("{exe} exec cargo.build"));
 }
 
 #[test]
@@ -67,7 +79,7 @@ fn each_command_of_a_chain_that_a_tool_runs_is_rewritten_and_the_rest_kept() {
     let exe = env!("CARGO_BIN_EXE_buildvise");
     let work = dir.parent().expect("the work dir");
     let line = hooked(&sb, "cd tests && cargo build --quiet; echo built", work);
-    assert_eq!(line, format!("cd tests && {exe} exec cargo.build -- --quiet; echo built"));
+    assert_eq!(line, format!("cd tests && {exe} exec cargo.build --sandbox off -- --quiet; echo built"));
     let (code, answer) = bash(&sb, &line, work);
     assert_eq!(code, Some(0), "{answer}");
     assert!(answer.starts_with("ok"), "{answer}");
@@ -132,7 +144,7 @@ fn each_plugin_takes_the_commands_it_declares() {
         (&dotnet, "dotnet test --no-build", "dotnet.test -- --no-build"),
         (&dotnet, "dotnet build", "dotnet.build"),
     ] {
-        assert_eq!(hooked(&sb, line, dir), format!("{exe} exec {tool_and_args}"), "{line}");
+        assert_eq!(hooked(&sb, line, dir), format!("{exe} exec {}", common::unconfined(tool_and_args)), "{line}");
     }
     for (dir, line) in [
         // A script package.json does not have: npm.run's plan refuses it, so the line stays.
@@ -161,7 +173,7 @@ fn a_managers_line_is_rewritten_only_where_that_manager_runs_the_project() {
         ("pnpm run lint --fix", "npm.run -- --pm=pnpm lint --fix"),
         ("pnpm run build 2>&1 | tail -5", "npm.build --max-lines 5 -- --pm=pnpm"),
     ] {
-        assert_eq!(hooked(&sb, line, &project), format!("{exe} exec {tool_and_args}"), "{line}");
+        assert_eq!(hooked(&sb, line, &project), format!("{exe} exec {}", common::unconfined(tool_and_args)), "{line}");
     }
     for line in [
         // Other managers than the project's.
@@ -180,7 +192,7 @@ fn a_managers_line_is_rewritten_only_where_that_manager_runs_the_project() {
     }
     std::fs::remove_file(project.join("pnpm-lock.yaml")).expect("no lockfile");
     std::fs::write(project.join("yarn.lock"), "__metadata:\n  version: 8\n").expect("berry's lockfile");
-    assert_eq!(hooked(&sb, "yarn test", &project), format!("{exe} exec npm.test -- --pm=yarn"));
+    assert_eq!(hooked(&sb, "yarn test", &project), format!("{exe} exec npm.test --sandbox off -- --pm=yarn"));
     assert_eq!(hooked(&sb, "pnpm test", &project), "pnpm test");
 }
 
@@ -291,7 +303,10 @@ fn a_tool_a_project_defines_takes_its_own_command() {
     let config = "[tools.\"web.lint\"]\nrun = [\"eslint\", \"src\"]\nformats = []\npatterns = [{ regex = '^(?P<file>\\S+):(?P<line>\\d+) (?P<message>.+)$', severity = \"error\" }]\n\n[tools.\"web.check\"]\nrun = [\"./scripts/check.sh\"]\npatterns = [{ regex = '^(?P<message>x)$', severity = \"error\" }]\n";
     let dir = sb.project_with_config("web", config);
     let exe = env!("CARGO_BIN_EXE_buildvise");
-    assert_eq!(hooked(&sb, "eslint src --max-warnings 0", &dir), format!("{exe} exec web.lint -- --max-warnings 0"));
+    assert_eq!(
+        hooked(&sb, "eslint src --max-warnings 0", &dir),
+        format!("{exe} exec web.lint --sandbox off -- --max-warnings 0")
+    );
     // A program named by a path is found beside the config file, not where the line runs.
     assert_eq!(hooked(&sb, "./scripts/check.sh", &dir), "./scripts/check.sh");
 }
@@ -314,7 +329,7 @@ fn a_uv_run_pytest_line_runs_through_buildvise_as_uv_runs_it() {
         cmd.env("PATH", &path);
     });
     let exe = env!("CARGO_BIN_EXE_buildvise");
-    assert_eq!(line, format!("{exe} exec pytest.run --max-lines 20 -- --via=uv -q"));
+    assert_eq!(line, format!("{exe} exec pytest.run --sandbox off --max-lines 20 -- --via=uv -q"));
     let out = bash_command(&sb, &line, &dir)
         .env("PATH", &path)
         .env("UV_CACHE_DIR", cache)

@@ -53,7 +53,7 @@ impl App {
                 Some(call) => {
                     // The lines the agent cut its output to become the answer's line budget.
                     let max_lines = read.lines_wanted.filter(|_| at == last).map(|trim| trim.lines());
-                    out.push_str(&exec_line(program, command, &call, max_lines));
+                    out.push_str(&exec_line(program, command, &call, max_lines, self.hook_unconfined()));
                     tools.push(call.tool);
                 }
                 None => out.push_str(command.text),
@@ -109,11 +109,30 @@ impl App {
     }
 }
 
-/// `ASSIGNMENTS program exec TOOL [--max-lines N] -- ARGS`.
-fn exec_line(program: &str, command: &ShellCommand<'_>, call: &ExecCall, max_lines: Option<u32>) -> String {
+impl App {
+    /// Whether a rewritten command runs with the sandbox off. The command the agent typed ran
+    /// as its own harness confines its shell, and a hook must never turn a working command into
+    /// a failure: so the default sandbox is left out, and only one the operator asked for (a
+    /// flag, the environment, the user's file, read when the command runs) applies.
+    fn hook_unconfined(&self) -> bool {
+        !self.config.sandbox.required
+    }
+}
+
+/// `ASSIGNMENTS program exec TOOL [--sandbox off] [--max-lines N] -- ARGS`.
+fn exec_line(
+    program: &str,
+    command: &ShellCommand<'_>,
+    call: &ExecCall,
+    max_lines: Option<u32>,
+    unconfined: bool,
+) -> String {
     let mut words: Vec<String> = command.assignments.iter().map(|a| a.to_string()).collect();
     let head = shell_words([&program.to_string(), &"exec".to_string(), &call.tool]);
     words.push(head);
+    if unconfined {
+        words.push("--sandbox off".to_string());
+    }
     if let Some(n) = max_lines {
         words.push(format!("--max-lines {n}"));
     }

@@ -418,6 +418,15 @@ pub fn junit_cases(xml: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// `TOOL ARGS` as a hook's rewrite writes it where the operator set no sandbox: the agent's
+/// command runs as its harness confines it, so the rewrite turns buildvise's default off.
+pub fn unconfined(tool_and_args: &str) -> String {
+    match tool_and_args.split_once(' ') {
+        Some((tool, rest)) => format!("{tool} --sandbox off {rest}"),
+        None => format!("{tool_and_args} --sandbox off"),
+    }
+}
+
 /// `program` as PATH finds it.
 pub fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(program)).find(|p| p.is_file())
