@@ -99,9 +99,9 @@ fn a_confined_run_cannot_write_outside_its_project_nor_connect_and_the_answer_sa
     let home = w.home.join("planted");
     for note in [
         // Line numbers vary: the two streams interleave as the kernel delivers them.
-        format!("note: the sandbox (workspace-write) refused {} (log line ", home.display()),
-        format!("note: the sandbox (workspace-write) refused {} (log line ", w.sibling_file.display()),
-        "note: the sandbox refused a network connection".to_string(),
+        format!("note: sandbox (workspace-write) refused {} (log line ", home.display()),
+        format!("note: sandbox (workspace-write) refused {} (log line ", w.sibling_file.display()),
+        "note: sandbox refused a connection".to_string(),
     ] {
         assert!(answer.contains(&note), "no `{note}` in:\n{answer}");
     }

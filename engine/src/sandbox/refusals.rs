@@ -50,21 +50,19 @@ impl Refusals<'_> {
                 }
                 self.paths.push(path.clone());
                 let may = match sandbox.mode {
-                    Mode::ReadOnly => "the temp directory",
-                    _ => "its project, the temp directory and its toolchain's caches",
+                    Mode::ReadOnly => "the temp dir",
+                    _ => "the project, temp dir and toolchain caches",
                 };
                 self.notes.push(format!(
-                    "the sandbox ({}) refused {path} (log line {number}): a run may write only {may}; the operator \
-                     allows more with --sandbox off",
+                    "sandbox ({}) refused {path} (log line {number}): runs may write {may}; the operator lifts this \
+                     with --sandbox off",
                     sandbox.mode.name()
                 ));
             }
             _ if sandbox.no_network && !self.network_said && speaks_of_network(&text) => {
                 self.network_said = true;
-                self.notes.push(format!(
-                    "the sandbox refused a network connection (log line {number}): --no-network is on; the operator \
-                     allows connections by leaving it off"
-                ));
+                self.notes
+                    .push(format!("sandbox refused a connection (log line {number}): the operator set --no-network"));
             }
             _ => {}
         }
@@ -144,10 +142,7 @@ mod tests {
         assert_eq!(notes.len(), 2, "{notes:?}");
         let sibling = dir.path().join("sibling/lib.txt");
         assert!(notes[1].contains(&format!("refused {} (log line 7)", sibling.display())), "{notes:?}");
-        assert!(
-            notes[0].starts_with("the sandbox (workspace-write) refused /home/u/.bashrc (log line 3)"),
-            "{notes:?}"
-        );
+        assert!(notes[0].starts_with("sandbox (workspace-write) refused /home/u/.bashrc (log line 3)"), "{notes:?}");
     }
 
     #[test]
