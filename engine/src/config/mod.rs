@@ -130,9 +130,7 @@ impl Default for Config {
             disable: Vec::new(),
             read_only: false,
             allow_mutating: false,
-            // Confined by default, but not required: where the kernel cannot confine, runs go
-            // unconfined with a note rather than fail.
-            sandbox: Sandbox { mode: Mode::WorkspaceWrite, no_network: false, required: false },
+            sandbox: Sandbox::platform_default(),
             retention: Retention::default(),
             tools: Vec::new(),
             problems: Vec::new(),

@@ -72,6 +72,15 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
+    /// The sandbox nobody asked for. On Linux, `workspace-write`, where every toolchain suite
+    /// runs under it; not required, so a kernel without Landlock runs unconfined with a note.
+    /// Elsewhere off until it is asked for: macOS's Seatbelt profile has never met a real
+    /// toolchain run here, and Windows has no confinement.
+    pub fn platform_default() -> Sandbox {
+        let mode = if cfg!(target_os = "linux") { Mode::WorkspaceWrite } else { Mode::Off };
+        Sandbox { mode, no_network: false, required: false }
+    }
+
     /// This sandbox with a project's wishes, which only ever tighten it.
     pub fn tightened(self, mode: Option<Mode>, no_network: Option<bool>) -> Sandbox {
         Sandbox {
