@@ -101,7 +101,9 @@ impl Tool {
             Runner::Plugin(plugin) => plugin.plan(request),
             Runner::Config { def, .. } => {
                 let program = program(&def.run[0], &def.origin);
-                Ok(CommandPlan::new(program).with_args(def.run[1..].iter().chain(&request.args).cloned()))
+                Ok(CommandPlan::new(program)
+                    .with_args(def.run[1..].iter().chain(&request.args).cloned())
+                    .with_caches(def.caches.iter().cloned()))
             }
         }
     }

@@ -256,7 +256,7 @@ impl Config {
         if let Some(r) = &file.retention {
             self.retention = r.over(&self.retention);
         }
-        self.add_tools(tools::read(file.tools, path));
+        self.add_tools(tools::read(file.tools, path, tools::Owner::Operator));
         Ok(())
     }
 
@@ -341,7 +341,7 @@ impl Config {
             None => None,
         };
         narrowed.sandbox = narrowed.sandbox.tightened(mode, file.no_network);
-        narrowed.add_tools(tools::read(file.tools, &path));
+        narrowed.add_tools(tools::read(file.tools, &path, tools::Owner::Project));
         let retention = file.retention.map(|r| ProjectRetention {
             root: path.parent().unwrap_or(Path::new("/")).to_path_buf(),
             policy: r.over(&self.retention),

@@ -29,6 +29,9 @@ struct ToolFile {
     #[serde(default)]
     mutates: bool,
     timeout_secs: Option<u64>,
+    /// Directories outside the project it writes, which the sandbox then lets it write.
+    #[serde(default)]
+    caches: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -51,8 +54,17 @@ pub struct ToolDef {
     pub description: Option<String>,
     pub mutates: bool,
     pub timeout_secs: Option<u64>,
+    /// Directories outside the project it writes (absolute; the user's file only).
+    pub caches: Vec<String>,
     /// The file that defines it.
     pub origin: PathBuf,
+}
+
+/// Whose file a definition comes from: only the operator's may widen what a run may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Owner {
+    Operator,
+    Project,
 }
 
 /// A line pattern: named groups `message` (required), `file`, `line`, `column`, `severity`,
@@ -65,10 +77,10 @@ pub struct Pattern {
 
 /// The definitions of one file, checked: those that can be used, and a problem for each of the
 /// others.
-pub(super) fn read(files: BTreeMap<String, toml::Value>, origin: &Path) -> (Vec<ToolDef>, Vec<Problem>) {
+pub(super) fn read(files: BTreeMap<String, toml::Value>, origin: &Path, owner: Owner) -> (Vec<ToolDef>, Vec<Problem>) {
     let (mut defs, mut problems) = (Vec::new(), Vec::new());
     for (name, value) in files {
-        match read_one(name, value, origin) {
+        match read_one(name, value, origin, owner) {
             Ok(def) => defs.push(def),
             Err(problem) => problems.push(problem),
         }
@@ -76,7 +88,7 @@ pub(super) fn read(files: BTreeMap<String, toml::Value>, origin: &Path) -> (Vec<
     (defs, problems)
 }
 
-fn read_one(name: String, value: toml::Value, origin: &Path) -> Result<ToolDef, Problem> {
+fn read_one(name: String, value: toml::Value, origin: &Path, owner: Owner) -> Result<ToolDef, Problem> {
     let problem = |key: &str, reason: String| Problem {
         path: origin.to_path_buf(),
         key: format!("tools.\"{name}\"{key}"),
@@ -96,6 +108,20 @@ fn read_one(name: String, value: toml::Value, origin: &Path) -> Result<ToolDef, 
     if let Some(i) = file.formats.iter().position(|f| f.trim().is_empty()) {
         return Err(problem(&format!(".formats[{i}]"), "an empty format name; send one that `list` shows".into()));
     }
+    if !file.caches.is_empty() && owner == Owner::Project {
+        return Err(problem(
+            ".caches",
+            "a project's file may not widen what runs may write; the operator names a tool's caches in the \
+             user's config"
+                .into(),
+        ));
+    }
+    if let Some(i) = file.caches.iter().position(|c| !Path::new(c).is_absolute()) {
+        return Err(problem(
+            &format!(".caches[{i}]"),
+            "send an absolute directory, e.g. \"/home/me/.cache/tool\"".into(),
+        ));
+    }
     let patterns = file
         .patterns
         .iter()
@@ -109,6 +135,7 @@ fn read_one(name: String, value: toml::Value, origin: &Path) -> Result<ToolDef, 
         description: file.description,
         mutates: file.mutates,
         timeout_secs: file.timeout_secs,
+        caches: file.caches,
         origin: origin.to_path_buf(),
         name,
     })
@@ -151,7 +178,7 @@ mod tests {
             tools: BTreeMap<String, toml::Value>,
         }
         let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
-        match read(file.tools, Path::new("/p/buildvise.toml")) {
+        match read(file.tools, Path::new("/p/buildvise.toml"), Owner::Project) {
             (defs, problems) if problems.is_empty() => Ok(defs),
             (_, problems) => Err(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")),
         }
@@ -164,11 +191,26 @@ mod tests {
                         [tools.odd]\nrun = [\"c\"]\nshell = true\n";
             let table: toml::Table = toml::from_str(text).unwrap();
             let tools = table["tools"].as_table().unwrap().clone().into_iter().collect();
-            read(tools, Path::new("/p/buildvise.toml"))
+            read(tools, Path::new("/p/buildvise.toml"), Owner::Project)
         };
         assert_eq!(defs.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["good"]);
         let named: Vec<_> = problems.iter().map(|p| (p.tool.as_deref(), p.key.as_str())).collect();
         assert_eq!(named, [(Some("bad"), "tools.\"bad\".patterns[0]"), (Some("odd"), "tools.\"odd\"")]);
+    }
+
+    #[test]
+    fn only_the_operator_names_a_tools_caches() {
+        let text = "[tools.gen]\nrun = [\"gen\"]\ncaches = [\"/home/me/.cache/gen\"]\n";
+        let table: toml::Table = toml::from_str(text).unwrap();
+        let files: BTreeMap<String, toml::Value> = table["tools"].as_table().unwrap().clone().into_iter().collect();
+        let (defs, problems) =
+            read(files.clone(), Path::new("/home/me/.config/buildvise/config.toml"), Owner::Operator);
+        assert_eq!((defs[0].caches.as_slice(), problems.len()), (&["/home/me/.cache/gen".to_string()][..], 0));
+        let (defs, problems) = read(files, Path::new("/p/buildvise.toml"), Owner::Project);
+        assert!(defs.is_empty());
+        assert!(problems[0].to_string().contains("may not widen what runs may write"), "{problems:?}");
+        let relative = tools("[tools.gen]\nrun = [\"gen\"]\ncaches = [\"cache\"]\n");
+        assert!(relative.is_err(), "a project's caches are refused before their form is read");
     }
 
     #[test]
