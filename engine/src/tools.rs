@@ -23,7 +23,8 @@ pub struct Tool {
 #[derive(Clone)]
 enum Runner {
     Plugin(Arc<Plugin>),
-    Config { def: ToolDef, formats: Vec<(String, Arc<Plugin>)> },
+    // Boxed: a definition is much larger than a plugin's handle.
+    Config { def: Box<ToolDef>, formats: Vec<(String, Arc<Plugin>)> },
 }
 
 /// A config tool that cannot be used as written.
@@ -84,7 +85,7 @@ impl Tool {
         if !def.run[0].contains(['/', '\\']) {
             spec = spec.runs(&def.run.iter().map(String::as_str).collect::<Vec<_>>());
         }
-        Ok(Tool { spec, runner: Runner::Config { def: def.clone(), formats } })
+        Ok(Tool { spec, runner: Runner::Config { def: Box::new(def.clone()), formats } })
     }
 
     /// The config file that defines the tool; None for a plugin's.
