@@ -40,7 +40,7 @@ pub mod types;
 
 pub use ansi::{strip_ansi, strip_ansi_str};
 pub use collect::{DiagnosticSet, TestCases, join_test_name, millis_to_us, seconds_to_us};
-pub use paths::{cache_dir, is_absolute, relative_to, split_location};
+pub use paths::{cache_dir, is_absolute, lexical, relative_to, split_location};
 pub use plugin::{Parser, Plugin};
 pub use prefixes::PrefixSet;
 pub use recognise::{Head, LineTest, MAX_RECOGNISERS, Recogniser, Recognisers, Text, Wants};

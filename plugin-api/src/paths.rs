@@ -1,6 +1,8 @@
 //! Paths as agents want them: relative to the run's cwd when they lie under it, `/` separators
 //! kept as printed otherwise.
 
+use std::path::{Component, Path, PathBuf};
+
 /// Makes `path` relative to `cwd` when it is absolute and lies under `cwd`; strips a leading
 /// `./`. Windows paths (`C:\src\x.cs`) are compared case-insensitively with `\` as `/`.
 pub fn relative_to(path: &str, cwd: &str) -> String {
@@ -121,7 +123,7 @@ pub fn cache_dir(var: &str, default: &str) -> Option<String> {
     let set = std::env::var(var).ok().filter(|v| is_absolute(v));
     set.or_else(|| {
         let home = std::env::var("HOME").ok().filter(|h| is_absolute(h))?;
-        Some(std::path::Path::new(&home).join(default).display().to_string())
+        Some(Path::new(&home).join(default).display().to_string())
     })
 }
 
@@ -140,4 +142,20 @@ mod cache_tests {
         }
         assert_eq!(cache_dir("PATH", ".x").map(|p| p.is_empty()), Some(false));
     }
+}
+
+/// `path` with `.` and `..` applied to its text, as `path.resolve` or `os.path.abspath` do: the
+/// file need not exist, and a symlink is not followed.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }

@@ -6,6 +6,7 @@
 //! resolves it: as the operating system does (each existing symlink followed before a later `..`
 //! applies to it), and as many tools do first (`..` applied to the text, then symlinks followed).
 
+use crate::paths::lexical;
 use crate::types::PlanRequest;
 use std::path::{Component, Path, PathBuf};
 
@@ -33,21 +34,6 @@ pub(crate) fn check(request: &PlanRequest, flag: &str, path: &str) -> Result<(),
             "`{flag} {path}` points outside the directories this call may use ({shown_roots}); send a path inside them"
         ))
     }
-}
-
-/// `path` with `.` and `..` applied to its text, as `path.resolve` or `os.path.abspath` do.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 /// `path` with `.` and `..` applied and the symlinks of its existing part followed.

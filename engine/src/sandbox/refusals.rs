@@ -4,8 +4,8 @@
 //! must learn that the sandbox, not the project, refused it, and what would allow it.
 
 use super::{Confinement, Mode};
+use buildvise_plugin_api::lexical;
 use regex::bytes::Regex;
-use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
 /// The words programs report a refused access with.
@@ -90,22 +90,6 @@ fn has_extension(word: &str) -> bool {
     })
 }
 
-/// `path` with `.` and `..` taken out by its words alone: the file may not exist, and a refused
-/// path is named as the program named it.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// A refused connection names no path; its message names what was tried.
 fn speaks_of_network(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
@@ -116,6 +100,7 @@ fn speaks_of_network(text: &str) -> bool {
 mod tests {
     use super::super::{Confined, Sandbox};
     use super::*;
+    use std::path::Path;
 
     fn confined(mode: Mode, no_network: bool, project: &Path) -> Confinement {
         match (Sandbox { mode, no_network, required: true }).prepare(project, &[]) {
