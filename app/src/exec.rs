@@ -13,7 +13,7 @@ use buildvise_engine::outcome::{Finished, RunResult};
 use buildvise_engine::parse::ParseWorker;
 use buildvise_engine::render::{self, Detail, Surface};
 use buildvise_engine::run::{self, CancelToken, Ending};
-use buildvise_engine::sandbox::{self, Confined, Confinement};
+use buildvise_engine::sandbox::{Confined, Confinement};
 use buildvise_engine::store::{
     ActiveRun, CommandKey, LogWriter, Retention, RunMeta, RunStatus, Store, StoreError, StreamFilter, now_ms,
 };
@@ -189,7 +189,7 @@ impl App {
     /// Fills in how the run ended, and what went wrong on buildvise's side while it ran.
     /// What the sandbox refused the run, as the run's output reports it.
     fn refusals(&self, run_id: &str, confinement: &Confinement) -> Vec<String> {
-        let mut refusals = sandbox::refusals(confinement);
+        let mut refusals = confinement.refusals();
         if let Ok(mut reader) = self.store.reader(run_id) {
             let _ = reader.scan(StreamFilter::Both, |number, _, bytes| {
                 refusals.line(number, bytes);

@@ -19,7 +19,7 @@ mod linux;
 mod macos;
 mod refusals;
 
-pub use refusals::refusals;
+pub use refusals::Refusals;
 
 use std::path::{Path, PathBuf};
 
@@ -168,9 +168,9 @@ pub fn command(confinement: Option<&Confinement>, program: &str, args: &[String]
 }
 
 impl Confinement {
-    /// Whether `path` lies where this run may write.
-    pub fn may_write(&self, path: &Path) -> bool {
-        self.writable.iter().any(|dir| path.starts_with(dir))
+    /// A reader of the run's output for what this sandbox refused it.
+    pub fn refusals(&self) -> refusals::Refusals<'_> {
+        refusals::refusals(self.sandbox, &self.cwd, &self.writable)
     }
 }
 
