@@ -14,6 +14,11 @@ const MAX_EXEC_OVERHEAD_MS: f64 = 10.0;
 const MAX_SERVER_READY_MS: f64 = 20.0;
 /// Goal for a client hook's decision (issue 33).
 const MAX_HOOK_MS: f64 = 10.0;
+/// Goal for what the default sandbox adds to an exec, the reading of the log for refusals
+/// included (issue 38).
+const MAX_SANDBOX_MS: f64 = 5.0;
+/// Lines of the log the sandbox's refusal reading is measured on: a large test run's.
+const SANDBOX_LOG_LINES: u32 = 200_000;
 
 /// The fixture crate, relative to the project root.
 const FIXTURE: &str = "tests/fixtures/cargo/tests";
@@ -99,7 +104,37 @@ fn breakdown(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
         "`exec panicky.sh -- true` − `sh -c true`, median of paired differences",
         num(median_difference(&pairs), "ms"),
     ));
+    sandbox_cost(setup, &store, report)?;
     hook_decision(setup, &store, report)
+}
+
+/// What the default sandbox (workspace-write, on Linux) adds to an exec: the ruleset built and
+/// enforced, and the log read again for refusals. Measured against `--sandbox off`, on a command
+/// that does nothing and on one that prints a large test run's lines.
+fn sandbox_cost(setup: &Setup, store: &Path, report: &mut Report) -> anyhow::Result<()> {
+    let exec = |script: &str, sandbox: Option<&str>| {
+        let mut c = setup.buildvise(store);
+        c.arg("--plugin-dir").arg(&setup.test_plugins).args(["exec", "panicky.sh"]);
+        if let Some(mode) = sandbox {
+            c.args(["--sandbox", mode]);
+        }
+        c.args(["--", script]);
+        c
+    };
+    let flood = format!("seq {SANDBOX_LOG_LINES}");
+    for (what, script) in [("`true`", "true"), (&*format!("`{flood}`"), &*flood)] {
+        let pairs = paired_commands(setup.reps, || exec(script, Some("off")), || exec(script, None))?;
+        report.figures.push(Figure::at_most(
+            SECTION,
+            format!("sandbox: exec {what} by default − with `--sandbox off`, median of paired differences"),
+            median_difference(&pairs),
+            MAX_SANDBOX_MS,
+            "ms",
+            "The ruleset costs a few system calls; the rest is reading the log again for the lines that \
+             say a write was refused, which a scan during the run would spare.",
+        ));
+    }
+    Ok(())
 }
 
 /// What a client hook costs an agent's command: `hook shell` reading a line and printing the
@@ -115,7 +150,7 @@ fn hook_decision(setup: &Setup, store: &Path, report: &mut Report) -> anyhow::Re
     };
     // Measured only where it decides something: the line comes back rewritten.
     let printed = run_ok(&mut hook()?, "buildvise hook shell")?;
-    if !String::from_utf8_lossy(&printed.stdout).contains(" exec cargo.test --max-lines 30") {
+    if !String::from_utf8_lossy(&printed.stdout).contains(" exec cargo.test --sandbox off --max-lines 30") {
         bail!("`hook shell` did not rewrite `{LINE}`: {}", String::from_utf8_lossy(&printed.stdout));
     }
     let mut times = Vec::with_capacity(setup.reps);
