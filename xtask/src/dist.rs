@@ -53,7 +53,7 @@ pub fn dist(profile: &str, target: Option<&str>) -> anyhow::Result<()> {
     let out = target_dir()?.join("dist");
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let readme = std::fs::read_to_string(crate::workspace()?.join("README.md")).context("cannot read README.md")?;
-    let files = Files::read(&built, platform.os)?;
+    let files = Files::read(&built)?;
 
     let mut made = Vec::new();
     let top = format!("buildvise-{VERSION}-{triple}");
@@ -102,15 +102,16 @@ struct Files {
 }
 
 impl Files {
-    fn read(built: &Built, os: Os) -> anyhow::Result<Files> {
+    fn read(built: &Built) -> anyhow::Result<Files> {
         let read = |path: &PathBuf| -> anyhow::Result<(String, Vec<u8>)> {
             let name = path.file_name().context("a built file has no name")?.to_string_lossy().into_owned();
             let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
             Ok((name, bytes))
         };
-        let binary = read(&built.binary)?;
-        debug_assert!(binary.0.ends_with(os.exe_suffix()));
-        Ok(Files { binary, plugins: built.plugins.iter().map(read).collect::<anyhow::Result<_>>()? })
+        Ok(Files {
+            binary: read(&built.binary)?,
+            plugins: built.plugins.iter().map(read).collect::<anyhow::Result<_>>()?,
+        })
     }
 
     /// `bin/buildvise` and `lib/buildvise/plugins/*` under `root`: the binary looks for its
