@@ -98,10 +98,14 @@ fn listed(cmd: &mut Command) -> (BTreeSet<String>, Vec<(String, PathBuf)>) {
     )
 }
 
-/// The tools the packaged binary lists, with its plugins beside it in target/release.
+/// The binary that was packaged, with its plugins beside it in target/release.
+fn packaged_binary() -> PathBuf {
+    root().join("target/release").join(format!("buildvise{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// The tools the packaged binary lists.
 fn packaged_tools(scratch: &Path) -> BTreeSet<String> {
-    let binary = root().join("target/release").join(format!("buildvise{}", std::env::consts::EXE_SUFFIX));
-    let (tools, plugins) = listed(&mut isolated(&binary, scratch));
+    let (tools, plugins) = listed(&mut isolated(packaged_binary(), scratch));
     assert_eq!(plugins.len(), SHIPPED.len(), "{plugins:?}");
     tools
 }
@@ -162,7 +166,8 @@ fn the_npm_packages_install_offline_and_npx_buildvise_finds_every_plugin() {
     let (tools, plugins) = listed(&mut npx);
     assert_complete(&tools, &plugins, &project.join("node_modules/@buildvise"), &packaged_tools(&scratch));
 
-    // The launcher passes the exit code on: an unknown tool is an error, the same through npx.
+    // The launcher passes the exit code on: an unknown tool is the same error through npx as from
+    // the packaged binary itself.
     let out = isolated("npx", &scratch)
         .current_dir(&project)
         .args(["--offline", "--cache"])
@@ -171,10 +176,7 @@ fn the_npm_packages_install_offline_and_npx_buildvise_finds_every_plugin() {
         .output()
         .expect("npx runs");
     assert_ne!(out.status.code(), Some(0), "{}", show(&out));
-    let direct = isolated(project.join("node_modules/.bin/buildvise"), &scratch)
-        .args(["exec", "no.such.tool"])
-        .output()
-        .expect("the launcher runs");
+    let direct = isolated(packaged_binary(), &scratch).args(["exec", "no.such.tool"]).output().expect("buildvise runs");
     assert_eq!(out.status.code(), direct.status.code(), "npx: {}\ndirect: {}", show(&out), show(&direct));
 
     // Installed in a project and run by npx, buildvise registers itself as npx runs it: the
