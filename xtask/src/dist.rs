@@ -8,7 +8,7 @@
 //!   `@buildvise/<platform>` with the binary and the plugins (the layout of esbuild and biome);
 //! - PyPI: `buildvise-<version>-py3-none-<platform tag>.whl`, the binary as a script and the
 //!   plugins as data under `lib/buildvise/plugins`, which lands beside the scripts' directory;
-//! - `SHA256SUMS` of every file there.
+//! - `SHA256SUMS` of them all.
 //!
 //! Every file is written with a fixed time (`SOURCE_DATE_EPOCH`, else 0; 1980 in a zip), so the
 //! same build gives the same packages.
@@ -50,7 +50,15 @@ pub fn dist(profile: &str, target: Option<&str>) -> anyhow::Result<()> {
     };
     let platform = Platform::of(&triple)?;
     let built = build(profile, target)?;
+    // Emptied first: the directory then holds this build's packages alone, and SHA256SUMS sums
+    // exactly those, never a package of an earlier version or target left beside them.
     let out = target_dir()?.join("dist");
+    match std::fs::remove_dir_all(&out) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("cannot empty {}", out.display()));
+        }
+        _ => {}
+    }
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let readme = std::fs::read_to_string(crate::workspace()?.join("README.md")).context("cannot read README.md")?;
     let files = Files::read(&built)?;
