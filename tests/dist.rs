@@ -231,3 +231,36 @@ fn the_wheel_installs_offline_into_a_fresh_venv_and_finds_every_plugin() {
     let (tools, plugins) = listed(&mut isolated(venv.join("bin/buildvise"), &scratch));
     assert_complete(&tools, &plugins, &venv.join("lib/buildvise/plugins"), &packaged_tools(&scratch));
 }
+
+/// `uvx` runs the wheel from uv's cache, offline, and buildvise run so registers itself as
+/// `uvx buildvise serve`: the command a client needs, since nothing is on PATH. uv comes from the
+/// Python registry, as for the uv hook test (the same venv).
+#[test]
+fn uvx_runs_the_wheel_offline_and_buildvise_registers_itself_as_uvx_runs_it() {
+    let Some(uv_venv) = common::python_venv("uv-venv", "uv==0.13.9") else {
+        return common::skip("python3 not found; uvx is installed with it");
+    };
+    let wheels = packages(".whl");
+    assert_eq!(wheels.len(), 1, "one wheel in target/dist: {wheels:?}");
+    let scratch = tempfile::Builder::new().prefix("buildvise-uvx-").tempdir().expect("temp dir");
+    let scratch = std::fs::canonicalize(scratch.path()).expect("canonical temp dir");
+    // A cache of its own: the wheel is unpacked into it, and nothing else is found there.
+    let cache = scratch.join("uv-cache");
+    let uvx = |args: &[&str]| {
+        let mut cmd = isolated(uv_venv.join("bin/uvx"), &scratch);
+        cmd.current_dir(scratch.join("home")).env("UV_CACHE_DIR", &cache).args(["--offline", "--from"]);
+        cmd.arg(&wheels[0]).arg("buildvise").args(args);
+        cmd
+    };
+    let (tools, plugins) = listed(&mut uvx(&[]));
+    assert_complete(&tools, &plugins, &cache, &packaged_tools(&scratch));
+
+    let out = uvx(&["mcp", "install", "--show"]).output().expect("uvx runs");
+    assert!(out.status.success(), "{}", show(&out));
+    let file: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", show(&out)));
+    assert_eq!(
+        file["mcpServers"]["buildvise"],
+        serde_json::json!({"command": "uvx", "args": ["buildvise", "serve"]}),
+        "{file}"
+    );
+}
