@@ -8,7 +8,8 @@
 //! (through the plugin crates) are measured in-process, so that process start does not hide them.
 //! It is not a test: nothing here fails the build, and the figures depend on the machine.
 //!
-//! Reproduce: `cargo build --release --workspace && target/release/bench --write docs/benchmarks.md`.
+//! Reproduce: `cargo build --release --workspace && cargo build --profile lean`, then
+//! `target/release/bench --write docs/benchmarks.md`.
 
 mod corpus;
 mod gain;
@@ -23,6 +24,7 @@ mod pages;
 mod parse_scale;
 mod report;
 mod scale;
+mod size;
 mod tokens;
 
 use anyhow::{Context, bail};
@@ -55,7 +57,7 @@ struct Args {
     #[arg(long, value_name = "DIR")]
     shared: Option<PathBuf>,
     /// Measure only these sections (tokens, overhead, noop, ingest, scale, pages, parse, long, isolation,
-    /// history, gain); default: all.
+    /// history, gain, size); default: all.
     #[arg(long, value_name = "SECTION", value_delimiter = ',')]
     only: Vec<String>,
     /// MiB each ingest run prints (the scale and ingest sections); less for a quick check of the
@@ -156,6 +158,7 @@ fn main() -> anyhow::Result<()> {
     section(wanted, "isolation", || isolation::run(&setup, &mut report))?;
     section(wanted, "history", || history::run(&setup, &mut report))?;
     section(wanted, "gain", || gain::run(&setup, &mut report))?;
+    section(wanted, "size", || size::run(&setup, &mut report))?;
     report.elapsed = started.elapsed();
 
     print!("{}", report.tables());

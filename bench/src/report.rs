@@ -244,15 +244,17 @@ impl Report {
              its goal. This file is written by the bench; edit `bench/src/report.rs`, not this file.\n\n",
         );
         out.push_str("## Reproduce\n\n```sh\n");
-        out.push_str("cargo build --release --workspace && target/release/bench --write docs/benchmarks.md\n");
+        out.push_str("cargo build --release --workspace && cargo build --profile lean\n");
+        out.push_str("target/release/bench --write docs/benchmarks.md\n");
         out.push_str("```\n\n");
         out.push_str(
-            "The first command builds the `buildvise` binary, the plugins and the bench; the bench \
+            "The first line builds the `buildvise` binary, the plugins and the bench, then the shipped \
+             build whose size the bench reads; the bench \
              then builds the test plugin `tests/plugins/panicky` (into `target/bench-plugins`) for the \
              scale figures. It needs `cargo`, `python3` and the `shared` folder beside the project \
              (`../shared/corpus`, `../shared/eval/score.py`). `--quick` takes 5 samples instead of 15. \
              From a fresh clone on the 2-core machine below (crates already downloaded, other builds \
-             running beside it) the first command took 4 minutes and the bench two and a half, the test \
+             running beside it) the release build took 4 minutes, the lean one 4½ more, and the bench two and a half, the test \
              plugin's build included and most of it the 1 GiB ingests; the goal is under 10 minutes.\n\n",
         );
         let _ = writeln!(
@@ -410,6 +412,11 @@ for N = 10,000 and 100,000 (pytest also with the JUnit report it writes), parsed
 of 5 runs, which a busy machine's interruptions cannot swell. The ratio of the time per failure at 100,000 to
 that at 10,000 is 1× to 2× for a parser whose work grows linearly (a bigger result is slower to
 reach in memory), and 10× for one that compares each failure with every earlier one.
+
+**Size** (`bench --only size`): the bytes on disk of `target/lean/buildvise` and each plugin library
+beside it, as `cargo build --profile lean` leaves them and every package ships them (docs/install.md).
+The files are read, not built: build the profile first (4½ minutes here), or the figure is a miss
+that says so.
 ";
 
 fn machine(setup: &Setup) -> Machine {

@@ -7,7 +7,7 @@
 //! in what shape, is cited in docs/install.md.
 
 use super::print_text;
-use super::settings_file::{self, JsonDoc, Outcome, Scope, SettingsFile, Syntax, UserDirs};
+use super::settings_file::{self, JsonDoc, Launch, Outcome, Scope, SettingsFile, Syntax, UserDirs};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -54,8 +54,8 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
     let others = if show || uninstall {
         String::new()
     } else {
-        let command = settings_file::program(scope);
-        let printed: String = snippets(client, &command).iter().map(Snippet::printed).collect();
+        let launch = settings_file::launch(scope);
+        let printed: String = snippets(client, &launch).iter().map(Snippet::printed).collect();
         format!("other clients:\n{printed}")
     };
     print_text(&format!("{said}{others}"))?;
@@ -140,22 +140,23 @@ pub fn install(
     show: bool,
 ) -> anyhow::Result<Outcome> {
     let file = SettingsFile::read(&client.file(scope, project, dirs)?)?;
-    let command = settings_file::program(scope);
+    let launch = settings_file::launch(scope);
     let text = match client.format() {
         _ if remove && file.text().is_none() => None,
         Format::Json { key, typed, syntax } => {
-            edit_json(file.text(), syntax, key, (!remove).then(|| entry(&command, typed)), &file.path)?
+            edit_json(file.text(), syntax, key, (!remove).then(|| entry(&launch, typed)), &file.path)?
         }
-        Format::Toml => edit_toml(file.text(), &command, remove, &file.path)?,
+        Format::Toml => edit_toml(file.text(), &launch, remove, &file.path)?,
     };
-    file.settle(text, &command, remove, show, client.private(scope))
+    file.settle(text, &launch, remove, show, client.private(scope))
 }
 
-fn entry(command: &str, typed: bool) -> Value {
+fn entry(launch: &Launch, typed: bool) -> Value {
+    let args = launch.with(&["serve"]);
     if typed {
-        json!({"type": "stdio", "command": command, "args": ["serve"]})
+        json!({"type": "stdio", "command": launch.program, "args": args})
     } else {
-        json!({"command": command, "args": ["serve"]})
+        json!({"command": launch.program, "args": args})
     }
 }
 
@@ -199,17 +200,18 @@ fn edit_json(
     Ok(Some(doc.text()))
 }
 
-/// Codex's `config.toml` with `[mcp_servers.buildvise]` set to run `command serve` (with
+/// Codex's `config.toml` with `[mcp_servers.buildvise]` set to run `launch` with `serve` (with
 /// `remove`, taken out), edited with `toml_edit` so that comments, order and layout stay. An entry
 /// of ours keeps the other keys the user gave it (`env`, `enabled`, tool approvals).
-fn edit_toml(before: Option<&str>, command: &str, remove: bool, path: &Path) -> anyhow::Result<Option<String>> {
+fn edit_toml(before: Option<&str>, launch: &Launch, remove: bool, path: &Path) -> anyhow::Result<Option<String>> {
     use toml_edit::{Array, DocumentMut, Item, Table, value};
     let mut doc: DocumentMut = before
         .unwrap_or_default()
         .parse()
         .with_context(|| format!("{} is not TOML as Codex reads it; fix it, then run again", path.display()))?;
     let shape = || format!("{}: \"mcp_servers\" is not a table of servers; fix it, then run again", path.display());
-    let args: Array = ["serve"].into_iter().collect();
+    let command = launch.program.as_str();
+    let args: Array = launch.with(&["serve"]).into_iter().collect();
     if remove {
         let Some(servers) = doc.get_mut("mcp_servers") else { return Ok(before.map(str::to_string)) };
         let table = servers.as_table_like_mut().with_context(shape)?;
@@ -285,15 +287,16 @@ impl Snippet {
     }
 }
 
-fn snippets(written: Client, command: &str) -> Vec<Snippet> {
+fn snippets(written: Client, launch: &Launch) -> Vec<Snippet> {
     let json_snippet = |label, key: &str, typed| Snippet {
         label,
         format: SnippetFormat::Json,
-        text: json!({key: {SERVER_NAME: entry(command, typed)}}).to_string(),
+        text: json!({key: {SERVER_NAME: entry(launch, typed)}}).to_string(),
     };
     let mut out = Vec::new();
     if written != Client::Claude {
-        let text = format!("claude mcp add {SERVER_NAME} -- {} serve", shell_word(command));
+        let words: Vec<String> = std::iter::once(&launch.program).chain(&launch.args).map(|w| shell_word(w)).collect();
+        let text = format!("claude mcp add {SERVER_NAME} -- {} serve", words.join(" "));
         out.push(Snippet { label: "Claude Code", format: SnippetFormat::Shell, text });
     }
     if written != Client::Cursor {
@@ -305,8 +308,11 @@ fn snippets(written: Client, command: &str) -> Vec<Snippet> {
     out.push(json_snippet("Claude Desktop (claude_desktop_config.json)", "mcpServers", false));
     if written != Client::Codex {
         // The toml crate quotes the command as TOML does (Rust's `{:?}` has escapes TOML lacks).
-        let text =
-            format!("[mcp_servers.{SERVER_NAME}]\ncommand = {}\nargs = [\"serve\"]\n", toml::Value::from(command));
+        let args = toml::Value::from(launch.with(&["serve"]));
+        let text = format!(
+            "[mcp_servers.{SERVER_NAME}]\ncommand = {}\nargs = {args}\n",
+            toml::Value::from(launch.program.as_str())
+        );
         out.push(Snippet { label: "Codex (~/.codex/config.toml)", format: SnippetFormat::Toml, text });
     }
     out
@@ -325,6 +331,11 @@ fn shell_word(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A launch that runs `program` itself.
+    fn plain(program: &str) -> Launch {
+        Launch { program: program.to_string(), args: Vec::new(), needs_path: false }
+    }
 
     fn run(client: Client, dir: &Path, remove: bool) -> Outcome {
         install(client, Scope::Project, dir, &UserDirs::default(), remove, false).unwrap()
@@ -424,19 +435,19 @@ mod tests {
     #[test]
     fn codex_config_keeps_comments_other_servers_and_what_the_user_set_on_ours() {
         let theirs = "# my settings\nmodel = \"o3\" # the model\n\n[mcp_servers.docs]\ncommand = \"docs\" # theirs\n";
-        let text = edit_toml(Some(theirs), "buildvise", false, Path::new("c.toml")).unwrap().unwrap();
+        let text = edit_toml(Some(theirs), &plain("buildvise"), false, Path::new("c.toml")).unwrap().unwrap();
         assert!(text.starts_with(theirs), "what was there stays as it was:\n{text}");
         let doc: toml::Table = text.parse().unwrap();
         assert_eq!(doc["mcp_servers"]["buildvise"]["command"].as_str(), Some("buildvise"));
-        assert_eq!(edit_toml(Some(&text), "buildvise", false, Path::new("c.toml")).unwrap().unwrap(), text);
+        assert_eq!(edit_toml(Some(&text), &plain("buildvise"), false, Path::new("c.toml")).unwrap().unwrap(), text);
         let set = text.replace("args = [\"serve\"]", "args = [\"serve\"]\nenabled = false # off for now");
-        let moved = edit_toml(Some(&set), "/opt/bin/buildvise", false, Path::new("c.toml")).unwrap().unwrap();
+        let moved = edit_toml(Some(&set), &plain("/opt/bin/buildvise"), false, Path::new("c.toml")).unwrap().unwrap();
         assert!(moved.contains("enabled = false # off for now") && moved.contains("\"/opt/bin/buildvise\""), "{moved}");
-        assert_eq!(edit_toml(Some(&text), "buildvise", true, Path::new("c.toml")).unwrap().unwrap(), theirs);
+        assert_eq!(edit_toml(Some(&text), &plain("buildvise"), true, Path::new("c.toml")).unwrap().unwrap(), theirs);
         // Servers written inline get ours inline.
         let inline = edit_toml(
             Some("mcp_servers = { docs = { command = \"docs\" } }\n"),
-            "buildvise",
+            &plain("buildvise"),
             false,
             Path::new("c.toml"),
         )
@@ -444,9 +455,9 @@ mod tests {
         .unwrap();
         let doc: toml::Table = inline.parse().unwrap();
         assert_eq!(doc["mcp_servers"]["buildvise"]["args"][0].as_str(), Some("serve"), "{inline}");
-        let err = edit_toml(Some("mcp_servers = 3\n"), "buildvise", false, Path::new("c.toml")).unwrap_err();
+        let err = edit_toml(Some("mcp_servers = 3\n"), &plain("buildvise"), false, Path::new("c.toml")).unwrap_err();
         assert!(err.to_string().contains("\"mcp_servers\" is not a table of servers"), "{err}");
-        let err = edit_toml(Some("[oops\n"), "buildvise", false, Path::new("c.toml")).unwrap_err();
+        let err = edit_toml(Some("[oops\n"), &plain("buildvise"), false, Path::new("c.toml")).unwrap_err();
         assert!(err.to_string().contains("is not TOML as Codex reads it"), "{err}");
     }
 
@@ -489,10 +500,17 @@ mod tests {
 
     #[test]
     fn every_printed_snippet_parses_and_runs_the_command_with_serve() {
-        // A path with everything a format must escape: spaces, both quotes, a backslash.
-        let command = r#"/opt/my tools/it's "bv"\buildvise"#;
-        for written in [Client::Claude, Client::Cursor, Client::Vscode, Client::Codex] {
-            let snippets = snippets(written, command);
+        // A path with everything a format must escape: spaces, both quotes, a backslash; and a
+        // launcher whose words come before `serve`.
+        let path = plain(r#"/opt/my tools/it's "bv"\buildvise"#);
+        let npx = Launch { program: "npx".into(), args: vec!["-y".into(), "buildvise".into()], needs_path: false };
+        let cases = [Client::Claude, Client::Cursor, Client::Vscode, Client::Codex]
+            .into_iter()
+            .flat_map(|client| [(client, &path), (client, &npx)]);
+        for (written, launch) in cases {
+            let command = launch.program.as_str();
+            let serve = json!(launch.with(&["serve"]));
+            let snippets = snippets(written, launch);
             assert_eq!(snippets.len(), 4, "one for each client not written to, and Claude Desktop");
             for snippet in &snippets {
                 let label = snippet.label;
@@ -521,7 +539,7 @@ mod tests {
                     }
                 };
                 assert_eq!(found, command, "{label}: {}", snippet.text);
-                assert_eq!(args, json!(["serve"]), "{label}: {}", snippet.text);
+                assert_eq!(args, serve, "{label}: {}", snippet.text);
             }
             let labels: Vec<&str> = snippets.iter().map(|s| s.label).collect();
             assert_eq!(labels.iter().any(|l| l.starts_with("Codex")), written != Client::Codex, "{labels:?}");
@@ -531,8 +549,10 @@ mod tests {
 
     #[test]
     fn a_toml_snippet_starts_on_its_own_line_so_it_pastes_as_printed() {
-        let codex =
-            snippets(Client::Claude, "buildvise").into_iter().find(|s| s.format == SnippetFormat::Toml).unwrap();
+        let codex = snippets(Client::Claude, &plain("buildvise"))
+            .into_iter()
+            .find(|s| s.format == SnippetFormat::Toml)
+            .unwrap();
         assert_eq!(
             codex.printed(),
             "Codex (~/.codex/config.toml):\n[mcp_servers.buildvise]\ncommand = \"buildvise\"\nargs = [\"serve\"]\n"

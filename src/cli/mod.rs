@@ -35,11 +35,17 @@ pub const EXIT_FAILURE: i32 = 125;
 const EXIT_NOT_EXECUTABLE: i32 = 126;
 const EXIT_NOT_FOUND: i32 = 127;
 
-/// `--version`: the plugin ABI too, which decides the plugin libraries this binary can load.
+/// `--version`: the commit it was built from and its date (build.rs), and the plugin ABI, which
+/// decides the plugin libraries this binary can load.
 fn version() -> &'static str {
     use buildvise_plugin_api::abi::{ABI_MINOR, ABI_VERSION};
-    static VERSION: std::sync::LazyLock<String> =
-        std::sync::LazyLock::new(|| format!("{} (plugin ABI {ABI_VERSION}.{ABI_MINOR})", env!("CARGO_PKG_VERSION")));
+    static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "{} ({}, plugin ABI {ABI_VERSION}.{ABI_MINOR})",
+            env!("CARGO_PKG_VERSION"),
+            env!("BUILDVISE_BUILD_COMMIT")
+        )
+    });
     &VERSION
 }
 

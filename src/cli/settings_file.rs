@@ -80,6 +80,92 @@ pub fn command_name() -> String {
     }
 }
 
+/// How a client is to start buildvise: a program and the words before buildvise's own
+/// arguments, matching how it was installed: `npx -y buildvise`, `uvx buildvise`, or the binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub program: String,
+    pub args: Vec<String>,
+    /// The file will name `buildvise`, which PATH does not find as this binary.
+    pub needs_path: bool,
+}
+
+impl Launch {
+    /// The launch as one shell line followed by `rest` (a hook's command is a line).
+    pub fn line(&self, rest: &str) -> String {
+        let mut words = vec![self.program.as_str()];
+        words.extend(self.args.iter().map(String::as_str));
+        format!("{} {rest}", words.join(" "))
+    }
+
+    /// The arguments a client passes for buildvise's `args`.
+    pub fn with(&self, args: &[&str]) -> Vec<String> {
+        self.args.iter().cloned().chain(args.iter().map(|a| a.to_string())).collect()
+    }
+}
+
+/// Who started this binary, as `BUILDVISE_LAUNCHER` or its own path says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Installer {
+    /// Run from npx's cache, which it may clear: a client must run `npx -y buildvise` again.
+    Npx,
+    /// An npm package installed in a project or globally (npm's `buildvise` command, if any).
+    Npm,
+    /// Run by `uvx` from uv's cache: a client must run `uvx buildvise` again.
+    Uvx,
+}
+
+impl Installer {
+    /// From the npm package's launcher (`BUILDVISE_LAUNCHER`, which a user may set too), else from
+    /// where this binary lies: an environment in uv's cache (`archive-v0/…/bin/`) is one `uvx`
+    /// made. Anything else is a binary a person put somewhere (pipx, `uv tool install`, `pip`,
+    /// an archive, `cargo xtask install`), run by its name or path.
+    pub fn detect(launcher: Option<&str>, exe: Option<&Path>) -> Option<Installer> {
+        match launcher {
+            Some("npx") => return Some(Installer::Npx),
+            Some("npm") => return Some(Installer::Npm),
+            Some("uvx") => return Some(Installer::Uvx),
+            _ => {}
+        }
+        let env = exe?.parent()?.parent()?;
+        let in_uv_cache = env.components().any(|c| c.as_os_str().to_string_lossy().starts_with("archive-v"));
+        (in_uv_cache && env.join("pyvenv.cfg").is_file()).then_some(Installer::Uvx)
+    }
+}
+
+/// What a file for `scope` runs: the launcher buildvise was installed with, else `program(scope)`.
+pub fn launch(scope: Scope) -> Launch {
+    let exe = std::env::current_exe().ok().and_then(|e| std::fs::canonicalize(e).ok());
+    let launcher = std::env::var("BUILDVISE_LAUNCHER").ok();
+    let words = |program: &str, args: &[&str]| Launch {
+        program: program.to_string(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        needs_path: false,
+    };
+    match Installer::detect(launcher.as_deref(), exe.as_deref()) {
+        Some(Installer::Npx) => words("npx", &["-y", PROGRAM]),
+        Some(Installer::Uvx) => words("uvx", &[PROGRAM]),
+        // npm's own `buildvise` command, where a global install put it on PATH; else the project's
+        // install, which npx finds first.
+        Some(Installer::Npm) if path_has(PROGRAM) => words(PROGRAM, &[]),
+        Some(Installer::Npm) => words("npx", &["-y", PROGRAM]),
+        None => {
+            let program = program(scope);
+            let needs_path = needs_path(&program);
+            Launch { program, args: Vec::new(), needs_path }
+        }
+    }
+}
+
+/// Whether a directory of PATH holds a file named `name`, leaving out `node_modules/.bin`, which
+/// npx puts first on PATH for a project's own packages: only a global install's command is there
+/// for a client started elsewhere.
+fn path_has(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| !dir.ends_with("node_modules/.bin") && dir.join(name).is_file())
+    })
+}
+
 /// The program a file for `scope` names: `buildvise` in a project's file, which goes to other
 /// machines; in the user's own, this binary's path when PATH does not find it.
 pub fn program(scope: Scope) -> String {
@@ -90,7 +176,7 @@ pub fn program(scope: Scope) -> String {
 }
 
 /// A file that names `program` will not run this binary: PATH does not find it as `buildvise`.
-pub fn needs_path(program: &str) -> bool {
+fn needs_path(program: &str) -> bool {
     program == PROGRAM && command_name() != PROGRAM
 }
 
@@ -152,7 +238,7 @@ impl SettingsFile {
     pub fn settle(
         self,
         text: Option<String>,
-        program: &str,
+        launch: &Launch,
         remove: bool,
         show: bool,
         private: bool,
@@ -161,7 +247,7 @@ impl SettingsFile {
         if changed && !show {
             self.write(text.as_deref(), private)?;
         }
-        let needs_path = !remove && needs_path(program);
+        let needs_path = !remove && launch.needs_path;
         Ok(Outcome { path: self.path, changed, text, needs_path })
     }
 
@@ -436,6 +522,37 @@ fn input(value: &Value) -> CstInputValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_launcher_is_the_npm_launchers_word_else_uvs_cache_else_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Installer::detect(Some("npx"), None), Some(Installer::Npx));
+        assert_eq!(Installer::detect(Some("npm"), None), Some(Installer::Npm));
+        assert_eq!(Installer::detect(Some("uvx"), None), Some(Installer::Uvx));
+        // uvx's environments live in uv's cache, `archive-v0/<hash>/`, each a venv.
+        let cached = dir.path().join("uv/archive-v0/a1b2");
+        std::fs::create_dir_all(cached.join("bin")).unwrap();
+        std::fs::write(cached.join("pyvenv.cfg"), "uv = 0.9.0\n").unwrap();
+        assert_eq!(Installer::detect(None, Some(&cached.join("bin/buildvise"))), Some(Installer::Uvx));
+        assert_eq!(Installer::detect(Some("other"), Some(&cached.join("bin/buildvise"))), Some(Installer::Uvx));
+        // A tool uv installed for good, pipx's or a venv: run by name like any installed binary.
+        let tool = dir.path().join("uv/tools/buildvise");
+        std::fs::create_dir_all(tool.join("bin")).unwrap();
+        std::fs::write(tool.join("pyvenv.cfg"), "uv = 0.9.0\n").unwrap();
+        assert_eq!(Installer::detect(None, Some(&tool.join("bin/buildvise"))), None);
+        assert_eq!(Installer::detect(None, Some(Path::new("/usr/local/bin/buildvise"))), None);
+        assert_eq!(Installer::detect(None, None), None);
+    }
+
+    #[test]
+    fn a_launch_is_a_line_for_a_hook_and_words_for_a_server() {
+        let npx = Launch { program: "npx".into(), args: vec!["-y".into(), PROGRAM.into()], needs_path: false };
+        assert_eq!(npx.line("hook claude"), "npx -y buildvise hook claude");
+        assert_eq!(npx.with(&["serve"]), ["-y", "buildvise", "serve"]);
+        let plain = Launch { program: PROGRAM.into(), args: Vec::new(), needs_path: false };
+        assert_eq!(plain.line("hook claude"), "buildvise hook claude");
+        assert_eq!(plain.with(&["serve"]), ["serve"]);
+    }
     use serde_json::json;
 
     fn edit(text: &str, syntax: Syntax, change: impl FnOnce(&mut Value)) -> String {

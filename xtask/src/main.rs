@@ -1,20 +1,33 @@
 //! `cargo xtask`: the repository's own tasks, run through the alias in `.cargo/config.toml`.
 //!
-//! `cargo xtask install [--prefix DIR]` builds buildvise and every plugin in `plugins/` in release
-//! mode, and installs them where the binary looks for its plugins:
+//! `cargo xtask install [--prefix DIR] [--profile P]` builds buildvise and every plugin in
+//! `plugins/`, and installs them where the binary looks for its plugins:
 //!
 //! - `<prefix>/bin/buildvise`
 //! - `<prefix>/lib/buildvise/plugins/libbuildvise_plugin_*.so` (`.dylib` on macOS)
 //!
 //! The prefix defaults to `~/.local`. This task exists because `cargo install` installs binaries
 //! only, and a buildvise without its plugin libraries has no tools.
+//!
+//! `cargo xtask dist [--profile P] [--target TRIPLE]` builds the same files into every package
+//! buildvise ships as, in `target/dist/` (dist.rs).
+//!
+//! Both build with the `lean` profile unless told otherwise: what a person installs is stripped
+//! and link-time optimised (docs/install.md). `--profile release` reuses a `cargo build --release`.
+
+mod dist;
 
 use anyhow::{Context, bail};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const USAGE: &str = "usage: cargo xtask install [--prefix DIR]  (default prefix: ~/.local)";
+const USAGE: &str = "usage: cargo xtask install [--prefix DIR] [--profile P]  (default prefix: ~/.local)\n       \
+                     cargo xtask dist [--profile P] [--target TRIPLE]  (packages into target/dist/)\n       \
+                     (default profile: lean)";
+
+/// The profile that ships: Cargo.toml's `[profile.lean]`.
+const SHIP_PROFILE: &str = "lean";
 
 fn main() {
     // One line with its causes, never a backtrace: these errors are for a person to act on.
@@ -27,31 +40,55 @@ fn main() {
 fn run() -> anyhow::Result<()> {
     let mut args = std::env::args_os().skip(1);
     match args.next().as_ref().and_then(|a| a.to_str()) {
-        Some("install") => install(&prefix(args)?),
+        Some("install") => {
+            let opts = Options::parse(args, &["--prefix", "--profile"])?;
+            install(&prefix(opts.get("--prefix"))?, opts.get("--profile").unwrap_or(SHIP_PROFILE))
+        }
+        Some("dist") => {
+            let opts = Options::parse(args, &["--profile", "--target"])?;
+            dist::dist(opts.get("--profile").unwrap_or(SHIP_PROFILE), opts.get("--target"))
+        }
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
         }
-        Some(task) => bail!("unknown task `{task}`; {USAGE}"),
-        None => bail!("no task given; {USAGE}"),
+        Some(task) => bail!("unknown task `{task}`\n{USAGE}"),
+        None => bail!("no task given\n{USAGE}"),
     }
 }
 
-/// The install prefix from `--prefix DIR` (or `--prefix=DIR`), else `~/.local`; absolute, since
-/// the build runs in another directory.
-fn prefix(mut args: impl Iterator<Item = OsString>) -> anyhow::Result<PathBuf> {
-    let mut prefix = None;
-    while let Some(arg) = args.next() {
-        let text = arg.to_string_lossy();
-        if text == "--prefix" {
-            prefix = Some(args.next().with_context(|| format!("--prefix needs a directory; {USAGE}"))?);
-        } else if let Some(dir) = text.strip_prefix("--prefix=") {
-            prefix = Some(dir.into());
-        } else {
-            bail!("unknown argument `{text}`; {USAGE}");
+/// `--name VALUE` or `--name=VALUE` options, each from `known`.
+struct Options(Vec<(String, String)>);
+
+impl Options {
+    fn parse(mut args: impl Iterator<Item = OsString>, known: &[&str]) -> anyhow::Result<Options> {
+        let mut found = Vec::new();
+        while let Some(arg) = args.next() {
+            let text = arg.to_string_lossy().into_owned();
+            let (name, value) = match text.split_once('=') {
+                Some((name, value)) => (name.to_string(), value.to_string()),
+                None => {
+                    let value = args.next().map(|v| v.to_string_lossy().into_owned());
+                    (text.clone(), value.with_context(|| format!("{text} needs a value\n{USAGE}"))?)
+                }
+            };
+            if !known.contains(&name.as_str()) {
+                bail!("unknown argument `{name}`\n{USAGE}");
+            }
+            found.push((name, value));
         }
+        Ok(Options(found))
     }
-    let prefix = match prefix {
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// The install prefix from `--prefix DIR`, else `~/.local`; absolute, since the build runs in
+/// another directory.
+fn prefix(given: Option<&str>) -> anyhow::Result<PathBuf> {
+    let prefix = match given {
         Some(dir) => PathBuf::from(dir),
         None => std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -61,27 +98,97 @@ fn prefix(mut args: impl Iterator<Item = OsString>) -> anyhow::Result<PathBuf> {
     std::path::absolute(&prefix).with_context(|| format!("cannot make {} absolute", prefix.display()))
 }
 
-fn install(prefix: &Path) -> anyhow::Result<()> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().context("xtask/ has no parent directory")?;
-    let plugins = plugin_names(&workspace.join("plugins"))?;
-    let target = target_dir()?;
+/// The files a build made: the binary and each plugin library, for one target.
+pub struct Built {
+    pub binary: PathBuf,
+    pub plugins: Vec<PathBuf>,
+}
+
+/// Builds the binary and every plugin with `profile`, for `target` (None: this machine).
+pub fn build(profile: &str, target: Option<&str>) -> anyhow::Result<Built> {
+    let workspace = workspace()?;
+    let names = plugin_names(&workspace.join("plugins"))?;
+    let target_dir = target_dir()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
-    build.current_dir(workspace).args(["build", "--release", "-p", "buildvise"]).arg("--target-dir").arg(&target);
-    for name in &plugins {
+    build
+        .current_dir(&workspace)
+        .args(["build", "--profile", profile, "-p", "buildvise"])
+        .arg("--target-dir")
+        .arg(&target_dir);
+    if let Some(triple) = target {
+        build.args(["--target", triple]);
+    }
+    for name in &names {
         build.arg("-p").arg(format!("buildvise-plugin-{name}"));
     }
     let status = build.status().context("cannot run cargo")?;
     if !status.success() {
-        bail!("`cargo build --release` failed ({status}); fix what it reported above, then run again");
+        bail!("`cargo build --profile {profile}` failed ({status}); fix what it reported above, then run again");
+    }
+    // Cargo's directory for a profile: `dev` builds into `debug`, every other into its name.
+    let dir_name = if profile == "dev" { "debug" } else { profile };
+    let out = match target {
+        Some(triple) => target_dir.join(triple).join(dir_name),
+        None => target_dir.join(dir_name),
+    };
+    let os = Os::of(target.unwrap_or(&host_triple()?));
+    Ok(Built {
+        binary: out.join(format!("buildvise{}", os.exe_suffix())),
+        plugins: names.iter().map(|name| out.join(os.library(name))).collect(),
+    })
+}
+
+/// The operating system a target triple names, for its file names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    Linux,
+    Macos,
+    Windows,
+}
+
+impl Os {
+    pub fn of(triple: &str) -> Os {
+        if triple.contains("windows") {
+            Os::Windows
+        } else if triple.contains("apple") {
+            Os::Macos
+        } else {
+            Os::Linux
+        }
     }
 
-    let release = target.join("release");
+    pub fn exe_suffix(self) -> &'static str {
+        if self == Os::Windows { ".exe" } else { "" }
+    }
+
+    /// The file name of plugin `name`'s library.
+    pub fn library(self, name: &str) -> String {
+        match self {
+            Os::Linux => format!("libbuildvise_plugin_{name}.so"),
+            Os::Macos => format!("libbuildvise_plugin_{name}.dylib"),
+            Os::Windows => format!("buildvise_plugin_{name}.dll"),
+        }
+    }
+}
+
+/// The triple rustc builds for when given no `--target`.
+pub fn host_triple() -> anyhow::Result<String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(rustc).arg("-vV").output().context("cannot run rustc -vV")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(str::to_string)
+        .context("rustc -vV names no host; pass --target TRIPLE")
+}
+
+fn install(prefix: &Path, profile: &str) -> anyhow::Result<()> {
+    let built = build(profile, None)?;
     let bin = prefix.join("bin");
-    let mut installed = vec![copy_into(&release.join(format!("buildvise{}", std::env::consts::EXE_SUFFIX)), &bin)?];
-    for name in &plugins {
-        let file = format!("{}buildvise_plugin_{name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
-        installed.push(copy_into(&release.join(file), &prefix.join("lib/buildvise/plugins"))?);
+    let mut installed = vec![copy_into(&built.binary, &bin)?];
+    for library in &built.plugins {
+        installed.push(copy_into(library, &prefix.join("lib/buildvise/plugins"))?);
     }
     println!("installed:");
     for path in &installed {
@@ -95,6 +202,10 @@ fn install(prefix: &Path) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+fn workspace() -> anyhow::Result<PathBuf> {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).context("xtask/ has no parent directory")
 }
 
 /// The plugin crates: `plugins/NAME` is package `buildvise-plugin-NAME`, whose library is
@@ -125,7 +236,7 @@ fn target_dir() -> anyhow::Result<PathBuf> {
     exe.parent()
         .and_then(Path::parent)
         .map(Path::to_path_buf)
-        .with_context(|| format!("{} is not in a cargo target dir; run it as `cargo xtask install`", exe.display()))
+        .with_context(|| format!("{} is not in a cargo target dir; run it as `cargo xtask`", exe.display()))
 }
 
 /// Copies `file` into `dir` under a temporary name, then renames it over the old copy: a running

@@ -114,13 +114,13 @@ pub fn install(
     show: bool,
 ) -> anyhow::Result<Outcome> {
     let file = SettingsFile::read(&client.file(scope, project, dirs)?)?;
-    let program = settings_file::program(scope);
+    let launch = settings_file::launch(scope);
     let text = if client == Client::Opencode {
-        opencode::plugin(file.text(), &program, remove, &file.path)?
+        opencode::plugin(file.text(), &launch, remove, &file.path)?
     } else {
-        edit_json(client, file.text(), &format!("{program} hook {}", client.name()), remove, &file.path)?
+        edit_json(client, file.text(), &launch.line(&format!("hook {}", client.name())), remove, &file.path)?
     };
-    file.settle(text, &program, remove, show, false)
+    file.settle(text, &launch, remove, show, false)
 }
 
 /// The JSON settings file with the hook put in or taken out; None when nothing but the hook
@@ -228,12 +228,15 @@ fn event_list<'a>(doc: &'a mut Value, shape: &Shape, path: &Path) -> anyhow::Res
     hooks.entry(event).or_insert_with(|| Value::Array(Vec::new())).as_array_mut().with_context(shape)
 }
 
-/// A hook entry that runs one of our hooks, by whatever path.
+/// A hook entry that runs one of our hooks, by whatever path or launcher (`npx -y buildvise`).
 fn is_ours(hook: &Value) -> bool {
     let command = hook.get("command").or_else(|| hook.get("bash")).and_then(Value::as_str);
     command.is_some_and(|c| {
         let program = c.split(" hook ").next().unwrap_or_default();
-        c.contains(" hook ") && (program == PROGRAM || program.ends_with(&format!("/{PROGRAM}")))
+        c.contains(" hook ")
+            && (program == PROGRAM
+                || program.ends_with(&format!("/{PROGRAM}"))
+                || program.ends_with(&format!(" {PROGRAM}")))
     })
 }
 
