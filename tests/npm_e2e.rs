@@ -297,6 +297,25 @@ fn jest_failures_carry_the_describe_path_the_failing_line_and_the_counts() {
     let log = log_lines(&sb, &id, 1, lines);
     assert!(log.iter().any(|l| l == &format!("  ● {}", peek.replace(" > ", " › "))), "{log:#?}");
     assert!(log.iter().any(|l| l.starts_with("Tests:       2 failed, 1 skipped, 2 passed, 5 total")), "{log:#?}");
+    junit_names_every_test(&sb, &id, &[peek, pop]);
+}
+
+/// The JUnit report of run `id` has a case for each of the five tests Jest's or Vitest's JSON
+/// report named, `failed` among them with their failures, each with the time the runner gave.
+fn junit_names_every_test(sb: &Sandbox, id: &str, failed: &[&str]) {
+    let report = run(sb, ["log", id, "--format", "junit"]);
+    let cases = common::junit_cases(&report.text());
+    let outcomes: Vec<&str> = cases.iter().map(|(_, _, inner)| inner.as_str()).collect();
+    assert_eq!(cases.len(), 5, "{report}");
+    assert_eq!(outcomes.iter().filter(|o| **o == "failure").count(), 2, "{report}");
+    assert_eq!(outcomes.iter().filter(|o| **o == "skipped").count(), 1, "{report}");
+    for test in failed {
+        let case = cases.iter().find(|(name, _, _)| name == test).unwrap_or_else(|| panic!("no {test}:{report}"));
+        assert_eq!(case.2, "failure", "{report}");
+    }
+    for (name, time, inner) in &cases {
+        assert!(inner == "skipped" || time.parse::<f64>().is_ok(), "{name}: time {time:?}");
+    }
 }
 
 #[test]
@@ -340,6 +359,7 @@ fn vitest_failures_carry_the_describe_path_the_failing_line_and_the_counts() {
 
     let report = sb.state().join("runs").join(run_id(&answer)).join("artifacts/vitest.json");
     assert!(report.is_file(), "no vitest.json artifact:{exec}");
+    junit_names_every_test(&sb, &run_id(&answer), &[whole, remainder]);
 }
 
 #[test]

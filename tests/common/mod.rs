@@ -401,7 +401,8 @@ pub fn debian_program(package: &str, program: &str) -> Option<PathBuf> {
 pub fn junit_cases(xml: &str) -> Vec<(String, String, String)> {
     let attr = |tag: &str, key: &str| -> String {
         let at = tag.find(&format!(" {key}=\"")).unwrap_or_else(|| panic!("no {key} in {tag}")) + key.len() + 3;
-        tag[at..].split('"').next().unwrap_or_default().to_string()
+        let raw = tag[at..].split('"').next().unwrap_or_default();
+        raw.replace("&gt;", ">").replace("&lt;", "<").replace("&quot;", "\"").replace("&amp;", "&")
     };
     xml.split("<testcase ")
         .skip(1)

@@ -212,11 +212,13 @@ impl Parser for DotnetParser {
         let found = &mut self.found;
 
         let mut from_reports: Option<Counts> = None;
+        let mut tests = Vec::new();
         for path in &end.artifacts {
             let Some(report) = report::read(path) else {
                 continue;
             };
             Counts::add(&mut from_reports, report.counts);
+            tests.extend(report.tests);
             for failure in report.failures {
                 if failure.name.is_empty() || !found.failed_seen.contains(&failure.name) {
                     found.add_failure(failure);
@@ -249,7 +251,8 @@ impl Parser for DotnetParser {
         if self.is_format {
             diagnostics = format::one_per_line(diagnostics);
         }
-        let result = ParseResult::new(diagnostics).with_summary(summary).with_failed_tests(failed_tests);
+        let result =
+            ParseResult::new(diagnostics).with_summary(summary).with_failed_tests(failed_tests).with_tests(tests);
         match stopped {
             Some(what) => result.with_stopped_early(what),
             None => result,

@@ -6,6 +6,7 @@
 
 use super::failure::Failure;
 use super::summary::Counts;
+use buildvise_plugin_api::{TestCase, TestCases, TestOutcome, seconds_to_us};
 use quick_xml::Reader;
 use quick_xml::events::{BytesRef, Event};
 
@@ -18,6 +19,9 @@ pub struct Report {
     pub failures: Vec<Failure>,
     /// Run-level errors that say the test host crashed or the run was aborted.
     pub run_errors: Vec<String>,
+    /// Every result, with its duration; passed and skipped ones capped as [`TestCases`] caps
+    /// them.
+    pub tests: Vec<TestCase>,
 }
 
 /// Reads the report at `path`; None when it is missing, too big or not a known format.
@@ -60,6 +64,7 @@ enum Field {
 struct Pending {
     name: String,
     outcome: String,
+    duration_us: Option<u64>,
     message: String,
     stack: String,
 }
@@ -83,8 +88,7 @@ fn parse_trx(xml: &str) -> Report {
                 "UnitTestResult" => {
                     depth += 1;
                     if depth == 1 {
-                        pending =
-                            Pending { name: attr(&e, "testName"), outcome: attr(&e, "outcome"), ..Pending::default() };
+                        pending = trx_result(&e);
                     }
                 }
                 "Message" if depth > 0 && pending.message.is_empty() => field = Some(Field::Message),
@@ -94,8 +98,7 @@ fn parse_trx(xml: &str) -> Report {
                 _ => {}
             },
             Event::Empty(e) if depth == 0 && e.local_name().as_ref() == "UnitTestResult" => {
-                let result = Pending { name: attr(&e, "testName"), outcome: attr(&e, "outcome"), ..Pending::default() };
-                record(&mut report, result, trx_outcome);
+                record(&mut report, trx_result(&e), trx_outcome);
             }
             Event::End(e) => match e.local_name().as_ref() {
                 "UnitTestResult" => {
@@ -199,7 +202,24 @@ fn nunit_case(e: &quick_xml::events::BytesStart<'_>) -> Pending {
     if name.is_empty() {
         name = attr(e, "name");
     }
-    Pending { name, outcome: attr(e, "result"), ..Pending::default() }
+    // NUnit 3 times a case in `duration`, NUnit 2 in `time`, both in seconds.
+    let seconds = Some(attr(e, "duration")).filter(|d| !d.is_empty()).unwrap_or_else(|| attr(e, "time"));
+    Pending { name, outcome: attr(e, "result"), duration_us: seconds_to_us(seconds.trim()), ..Pending::default() }
+}
+
+/// A TRX `UnitTestResult`: its name, outcome and `duration` (`00:00:00.0210000`).
+fn trx_result(e: &quick_xml::events::BytesStart<'_>) -> Pending {
+    let duration_us = trx_duration(&attr(e, "duration"));
+    Pending { name: attr(e, "testName"), outcome: attr(e, "outcome"), duration_us, ..Pending::default() }
+}
+
+/// `hh:mm:ss.fffffff` as microseconds; None for anything else.
+fn trx_duration(text: &str) -> Option<u64> {
+    let mut parts = text.trim().splitn(3, ':');
+    let (hours, minutes, seconds) = (parts.next()?, parts.next()?, parts.next()?);
+    let whole = |s: &str| s.parse::<u64>().ok().filter(|_| s.bytes().all(|b| b.is_ascii_digit()));
+    let minutes = whole(hours)?.checked_mul(60)?.checked_add(whole(minutes)?)?;
+    minutes.checked_mul(60_000_000)?.checked_add(seconds_to_us(seconds)?)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,7 +250,19 @@ fn nunit_outcome(result: &str) -> Outcome {
 
 fn record(report: &mut Report, result: Pending, classify: fn(&str) -> Outcome) {
     report.counts.total += 1;
-    match classify(&result.outcome) {
+    let outcome = classify(&result.outcome);
+    let named = match outcome {
+        Outcome::Passed => Some(TestOutcome::Passed),
+        Outcome::Failed => Some(TestOutcome::Failed),
+        Outcome::Skipped => Some(TestOutcome::Skipped),
+        Outcome::Other => None,
+    };
+    if let Some(named) = named
+        && (named == TestOutcome::Failed || report.tests.len() < TestCases::MAX)
+    {
+        report.tests.push(TestCase::new(result.name.as_str(), named, result.duration_us));
+    }
+    match outcome {
         Outcome::Passed => report.counts.passed += 1,
         Outcome::Skipped => report.counts.skipped += 1,
         Outcome::Other => {}
@@ -318,6 +350,27 @@ mod tests {
             ("[Test Class Cleanup Failure (Calc.Tests)]", None)
         );
         assert_eq!(report.run_errors, ["The active test run was aborted. Reason: Test host process crashed"]);
+    }
+
+    #[test]
+    fn every_result_is_named_with_its_duration() {
+        let timed = TRX.replace(
+            "testName=\"Calc.Tests.Adds\" outcome=\"Passed\"",
+            "testName=\"Calc.Tests.Adds\" duration=\"00:01:02.0210000\" outcome=\"Passed\"",
+        );
+        let named: Vec<_> =
+            parse(&timed).unwrap().tests.into_iter().map(|t| (t.name, t.outcome, t.duration_us)).collect();
+        assert_eq!(
+            named,
+            [
+                ("Calc.Tests.Divide_ByZero".to_string(), TestOutcome::Failed, None),
+                ("Calc.Tests.Adds".into(), TestOutcome::Passed, Some(62_021_000)),
+                ("Calc.Tests.Later".into(), TestOutcome::Skipped, None),
+                ("[Test Class Cleanup Failure (Calc.Tests)]".into(), TestOutcome::Failed, None),
+            ]
+        );
+        assert_eq!(trx_duration("00:00:00.0030000"), Some(3_000));
+        assert_eq!(trx_duration("3s"), None);
     }
 
     #[test]

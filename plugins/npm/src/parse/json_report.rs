@@ -5,7 +5,9 @@
 
 use super::frames;
 use crate::parse::sink::Sink;
-use buildvise_plugin_api::{Diagnostic, Recogniser, TestSummary, Text, Wants, join_test_name, strip_ansi_str};
+use buildvise_plugin_api::{
+    Diagnostic, Recogniser, TestOutcome, TestSummary, Text, Wants, join_test_name, strip_ansi_str,
+};
 use serde::Deserialize;
 
 /// How a report on one line starts: its first key, `numFailedTestSuites` and the like.
@@ -76,6 +78,9 @@ struct Assertion {
     failure_messages: Vec<String>,
     #[serde(default)]
     location: Option<Location>,
+    /// Milliseconds, as both runners write it; null or absent for a test that did not run.
+    #[serde(default)]
+    duration: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +111,9 @@ impl Report {
     pub fn apply(self, sink: &mut Sink) {
         let had_summary = sink.has_summary();
         for file in &self.test_results {
+            for assertion in &file.assertion_results {
+                name(sink, assertion);
+            }
             let mut any_failed = false;
             for assertion in file.assertion_results.iter().filter(|a| a.status == "failed") {
                 any_failed = true;
@@ -154,6 +162,21 @@ impl Report {
     }
 }
 
+/// Adds a test to those the run named: `passed` and `failed` as they are; `pending`, `skipped`,
+/// `todo` and `disabled` did not run.
+fn name(sink: &mut Sink, assertion: &Assertion) {
+    let outcome = match assertion.status.as_str() {
+        "passed" => TestOutcome::Passed,
+        "failed" => TestOutcome::Failed,
+        _ => TestOutcome::Skipped,
+    };
+    let mut names = assertion.ancestor_titles.clone();
+    names.push(assertion.title.clone());
+    let duration_us =
+        assertion.duration.filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| (ms * 1000.0).round() as u64);
+    sink.tests.push(&join_test_name(&names), outcome, duration_us);
+}
+
 /// The first line of a failure message, without the `Error: ` that Jest adds to matcher errors.
 fn headline(text: &str) -> Option<&str> {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
@@ -166,6 +189,19 @@ mod tests {
     use crate::parse::tests::{errors, parse};
 
     const REPORT: &str = r#"{"numFailedTestSuites":2,"numFailedTests":2,"numPassedTests":5,"numPendingTests":1,"numTodoTests":1,"numTotalTests":9,"testResults":[{"name":"/srv/l/test/ledger.test.ts","status":"failed","message":"","assertionResults":[{"ancestorTitles":["Ledger"],"title":"records","status":"failed","failureMessages":["Error: expect(received).toEqual(expected)\n    at Object.<anonymous> (/srv/l/test/ledger.test.ts:18:30)\n    at Promise.finally.completed (/srv/l/node_modules/jest-circus/build/a.js:1:1)"]},{"ancestorTitles":["Ledger"],"title":"adds","status":"passed","failureMessages":[]}]},{"name":"/srv/l/test/report.test.ts","status":"failed","message":"  \u001b[1m● \u001b[22mTest suite failed to run\n\n    test/report.test.ts:5:11 - error TS2322: Type 'string' is not assignable to type 'number'.\n","assertionResults":[]}]}"#;
+
+    #[test]
+    fn names_every_test_with_its_outcome_and_time() {
+        let mut sink = Sink::new("/srv/l", Vec::new());
+        let timed = REPORT
+            .replace(r#""title":"adds","status":"passed","#, r#""title":"adds","status":"passed","duration":2.5,"#);
+        from_line(&timed).expect("report").apply(&mut sink);
+        let named: Vec<_> = sink.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect();
+        assert_eq!(
+            named,
+            [("Ledger > records", TestOutcome::Failed, None), ("Ledger > adds", TestOutcome::Passed, Some(2_500))]
+        );
+    }
 
     #[test]
     fn fills_a_log_that_lost_everything() {

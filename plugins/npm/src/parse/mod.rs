@@ -147,8 +147,10 @@ impl Parser for NpmParser {
         }
         self.recognisers.finish(&mut self.sink);
         let stopped_early = self.sink.stopped_early_text();
+        let tests = std::mem::take(&mut self.sink.tests).into_vec();
         let (diagnostics, summary, failed_tests) = std::mem::take(&mut self.sink).finish();
-        let result = ParseResult::new(diagnostics).with_summary(summary).with_failed_tests(failed_tests);
+        let result =
+            ParseResult::new(diagnostics).with_summary(summary).with_failed_tests(failed_tests).with_tests(tests);
         match stopped_early {
             Some(what) => result.with_stopped_early(what),
             None => result,

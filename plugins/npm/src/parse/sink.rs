@@ -47,6 +47,8 @@ pub struct Sink {
     stopped_early: Vec<String>,
     /// One-line JSON reports (Jest's, Vitest's `--json`), applied when the output ends.
     pub reports: Vec<super::json_report::Report>,
+    /// Every test a JSON report names, for reports (`--format junit`).
+    pub tests: buildvise_plugin_api::TestCases,
 }
 
 impl Sink {
@@ -63,6 +65,7 @@ impl Sink {
             current: None,
             stopped_early: Vec::new(),
             reports: Vec::new(),
+            tests: buildvise_plugin_api::TestCases::new(),
         }
     }
 
