@@ -228,11 +228,38 @@ struct Target {
     pidfd: Option<OwnedFd>,
 }
 
+/// A pidfd on `pid`; Linux alone has them.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        rustix::process::Pid::from_raw(pid)
+            .and_then(|pid| rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+/// Sends `signal` through a pidfd, which reaches the process it was opened on or none.
+fn pidfd_signal(fd: &OwnedFd, signal: Signal) {
+    #[cfg(target_os = "linux")]
+    {
+        let signal = match signal {
+            Signal::SIGKILL => rustix::process::Signal::KILL,
+            _ => rustix::process::Signal::TERM,
+        };
+        let _ = rustix::process::pidfd_send_signal(fd, signal);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (fd, signal);
+}
+
 impl Target {
     /// A handle on `found`, or nothing if it has ended (or its pid is another process's by now).
     fn open(found: Found) -> Option<Target> {
-        let pidfd = rustix::process::Pid::from_raw(found.pid)
-            .and_then(|pid| rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok());
+        let pidfd = pidfd(found.pid);
         // Checked after the pidfd is open: if the process that started then still holds the pid,
         // the pidfd is on it, and it stays on it whatever happens to the pid later.
         running(found.pid, found.start).then_some(Target { found, pidfd })
@@ -241,13 +268,7 @@ impl Target {
     /// Sends `signal`; a process that has ended takes none, which is all the same.
     fn signal(&self, signal: Signal) {
         match &self.pidfd {
-            Some(fd) => {
-                let signal = match signal {
-                    Signal::SIGKILL => rustix::process::Signal::KILL,
-                    _ => rustix::process::Signal::TERM,
-                };
-                let _ = rustix::process::pidfd_send_signal(fd, signal);
-            }
+            Some(fd) => pidfd_signal(fd, signal),
             // Without a pidfd, the start time checked just before is what stands between the
             // signal and a reused pid.
             None => {

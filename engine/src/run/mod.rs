@@ -136,6 +136,7 @@ const LINGER: Duration = Duration::from_secs(1);
 /// The longest the runner waits for anything before checking its deadlines again.
 const TICK: Duration = Duration::from_millis(50);
 const CHUNK: usize = 256 * 1024;
+#[cfg(target_os = "linux")]
 /// The pipe size asked for; 1 MiB is what Linux grants an unprivileged process by default.
 const PIPE_BYTES: i32 = 1 << 20;
 /// Reads per pipe per turn of the loop: enough to keep up with a flood, few enough to keep ticks.
@@ -372,7 +373,9 @@ impl Pipe {
         let _ = nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK));
         // One thread reads, stores and batches: with the default 64 KiB pipe the command waits
         // whenever that thread is busy. A larger pipe lets it run ahead (best effort: the system
-        // may cap the size).
+        // may cap the size). Linux only: other systems size pipes themselves (macOS grows one up
+        // to 64 KiB as it fills).
+        #[cfg(target_os = "linux")]
         let _ = nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_BYTES));
         Pipe { stream, file, splitter: LineSplitter::default() }
     }
