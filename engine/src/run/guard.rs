@@ -39,7 +39,7 @@ pub struct Guard {
 impl Guard {
     /// Forks the guard. One that cannot be started is reported here, and runs go on unguarded.
     pub fn start() -> Guard {
-        Guard::with_session(super::leftovers::new_session())
+        Guard::with_session(super::marks::new_session())
     }
 
     fn with_session(session: String) -> Guard {
@@ -87,7 +87,7 @@ struct Mark {
 impl Mark {
     fn of(session: &str) -> Mark {
         let mut bytes = [0u8; 64];
-        let text = format!("\0{}={session}.", super::leftovers::MARK);
+        let text = format!("\0{}={session}.", super::marks::MARK);
         let len = text.len().min(bytes.len());
         bytes[..len].copy_from_slice(&text.as_bytes()[..len]);
         Mark { bytes, len }
@@ -440,7 +440,7 @@ fn read_lines(input: RawFd, listed: &mut Listed) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::leftovers::new_session;
+    use super::super::marks::new_session;
     use super::super::tests::sleeper;
     use super::*;
 
@@ -519,7 +519,7 @@ mod tests {
         // This process carries no such mark; a child given it as its first entry, and one given
         // it after others, do.
         assert!(!carries(me, mark.pattern()));
-        use super::super::leftovers::MARK;
+        use super::super::marks::MARK;
         for env in [vec![(MARK, "abc.3")], vec![("A", "1"), (MARK, "abc.3"), ("B", "2")]] {
             let mut child = std::process::Command::new("sleep")
                 .arg("300")

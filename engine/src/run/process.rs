@@ -19,7 +19,7 @@ pub(super) fn spawn(command: &Command, mark: &str) -> Result<Child, RunError> {
     cmd.args(&command.args)
         .current_dir(&command.cwd)
         .envs(command.env.iter().map(|(k, v)| (k, v)))
-        .env(super::leftovers::MARK, mark)
+        .env(super::marks::MARK, mark)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
