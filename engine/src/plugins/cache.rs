@@ -202,6 +202,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // std opens no directory on Windows (that takes FILE_FLAG_BACKUP_SEMANTICS) to set its time
     fn a_manifest_marking_a_tool_unavailable_is_reused_until_path_changes() {
         let dir = tempfile::tempdir().unwrap();
         let (lib, file, bin) = (dir.path().join("lib.so"), dir.path().join(FILE), dir.path().join("bin"));
