@@ -93,6 +93,7 @@ fn provision() -> Option<Windows> {
     let server = debian.join("usr/lib/wine/wineserver");
     if !server.is_symlink() {
         std::fs::remove_file(&server).expect("remove Debian's wineserver script");
+        #[cfg(unix)]
         std::os::unix::fs::symlink("wineserver64", &server).expect("link the wineserver");
     }
     let windows = Windows { prefix: root().join("target/test-env/wine-prefix"), debian, gcc, wine };

@@ -80,12 +80,12 @@ impl Access {
     }
 }
 
-#[cfg(test)]
+// The system directories refused are Unix's (docs/platforms.md).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(unix)] // the system directories refused are Unix's (docs/platforms.md)
     fn cwd_rules() {
         let dir = tempfile::tempdir().unwrap();
         let open = Access::anywhere();
