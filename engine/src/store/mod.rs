@@ -126,13 +126,19 @@ impl ActiveRun {
 }
 
 impl Store {
-    /// `$BUILDVISE_HOME`, else `$XDG_STATE_HOME/buildvise`, else `~/.local/state/buildvise`.
+    /// `$BUILDVISE_HOME`, else `$XDG_STATE_HOME/buildvise`, else (Windows) `%LOCALAPPDATA%\buildvise`,
+    /// else `~/.local/state/buildvise`.
     pub fn default_root() -> PathBuf {
         if let Some(home) = std::env::var_os("BUILDVISE_HOME").filter(|v| !v.is_empty()) {
             return PathBuf::from(home);
         }
         if let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
             return PathBuf::from(state).join("buildvise");
+        }
+        // The user's own, unroamed application data, private to them (docs/platforms.md).
+        #[cfg(windows)]
+        if let Some(local) = std::env::var_os("LOCALAPPDATA").filter(|v| !v.is_empty()) {
+            return PathBuf::from(local).join("buildvise");
         }
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
         home.join(".local/state/buildvise")
