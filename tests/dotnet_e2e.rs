@@ -13,6 +13,9 @@
 //! against what the compiler, VSTest, the runtime and `dotnet format` print. Without `dotnet` on
 //! PATH they skip (`common::skip`).
 
+// Real toolchains behind shell-script shims and links: Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::{Sandbox, plugin, root, run_command, run_id};

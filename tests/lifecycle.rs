@@ -3,6 +3,10 @@
 //! a grep over millions of lines. The real binary, over the CLI and over MCP (rmcp's client), with
 //! the test-only `panicky` plugin, whose tools run the shell script the test sends.
 
+// Signals, process groups and /proc: Unix only (engine/tests/process_and_store.rs holds on
+// Windows).
+#![cfg(unix)]
+
 mod common;
 
 use common::mcp::{Session, connect};

@@ -19,6 +19,9 @@
 //!
 //! Without node or npm the tests that need them skip (`common::skip`); a failing `npm ci` fails.
 
+// Real toolchains behind shell-script shims and links: Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::{Run, Sandbox, plugin, root, run_id};

@@ -11,7 +11,6 @@ mod common;
 
 use common::{Sandbox, root, run_command};
 use serde_json::{Value, json};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -88,7 +87,8 @@ fn the_template_builds_loads_through_plugin_dir_and_its_tool_runs() {
     std::fs::create_dir_all(&bin).expect("bin dir");
     let checker = bin.join("checker");
     std::fs::write(&checker, CHECKER).expect("write checker");
-    std::fs::set_permissions(&checker, std::fs::Permissions::from_mode(0o755)).expect("chmod checker");
+    #[cfg(unix)]
+    std::fs::set_permissions(&checker, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod checker");
     let path = std::env::join_paths(
         std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
     )

@@ -13,6 +13,9 @@
 //! pip) and reused by later runs. Without python3 the tests skip (`common::skip`); a failed
 //! download fails them.
 
+// Real toolchains behind shell-script shims and links: Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::{Sandbox, junit_cases, plugin, root, run_command, run_id, setup_step};

@@ -7,7 +7,6 @@ mod common;
 use common::mcp::connect;
 use common::{Sandbox, cargo_plugin, plugin, runs, test_plugins};
 use serde_json::json;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 fn dylib(stem: &str) -> String {
@@ -175,7 +174,9 @@ async fn path_arguments_outside_the_roots_are_refused() {
 }
 
 #[test]
+#[cfg(unix)] // modes: Windows keeps the store private by its profile's access list
 fn the_store_and_its_runs_are_private() {
+    use std::os::unix::fs::PermissionsExt;
     let sb = Sandbox::new(&[test_plugins()]);
     let exec = sb.run(["exec", "panicky.sh", "--json", "--", "echo secret"]);
     exec.expect_code(0);

@@ -283,9 +283,16 @@ fn vstest(n: usize) -> String {
 }
 
 /// The CPU time this thread has spent, in seconds: the parse runs on it.
+#[cfg(target_os = "linux")]
 pub(crate) fn thread_cpu() -> anyhow::Result<f64> {
     use nix::sys::resource::{UsageWho, getrusage};
     let usage = getrusage(UsageWho::RUSAGE_THREAD)?;
     let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
     Ok(seconds(usage.user_time()) + seconds(usage.system_time()))
+}
+
+/// Only Linux reports a thread's own usage (`RUSAGE_THREAD`), and the bench measures there.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn thread_cpu() -> anyhow::Result<f64> {
+    anyhow::bail!("the parse benchmarks read a thread's CPU time, which only Linux reports: run them on Linux")
 }

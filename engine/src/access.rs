@@ -80,7 +80,8 @@ impl Access {
     }
 }
 
-#[cfg(test)]
+// The system directories refused are Unix's (docs/platforms.md).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

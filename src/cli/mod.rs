@@ -49,6 +49,10 @@ fn version() -> &'static str {
     &VERSION
 }
 
+/// What separates directories in `BUILDVISE_PLUGIN_PATH`, as in `PATH`: `;` on Windows, where a
+/// directory starts with a drive's `C:`.
+const PATH_LIST_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
+
 #[derive(Debug, Parser)]
 #[command(
     name = "buildvise",
@@ -57,7 +61,7 @@ fn version() -> &'static str {
 )]
 pub struct Cli {
     /// Also load plugins from this directory (before the default places). Repeatable.
-    #[arg(long, global = true, value_name = "DIR", env = "BUILDVISE_PLUGIN_PATH", value_delimiter = ':')]
+    #[arg(long, global = true, value_name = "DIR", env = "BUILDVISE_PLUGIN_PATH", value_delimiter = PATH_LIST_SEPARATOR)]
     pub plugin_dir: Vec<PathBuf>,
     #[command(subcommand)]
     pub command: Command,

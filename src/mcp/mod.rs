@@ -22,6 +22,7 @@ use std::time::Duration;
 const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(8);
 
 /// SIGTERM, SIGINT or SIGHUP.
+#[cfg(unix)]
 pub(super) async fn stop_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut hup)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
@@ -31,6 +32,22 @@ pub(super) async fn stop_signal() {
     tokio::select! {
         _ = term.recv() => {}
         _ = hup.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+/// Ctrl-C or Ctrl-Break, the console closed, or the system shutting down.
+#[cfg(windows)]
+pub(super) async fn stop_signal() {
+    use tokio::signal::windows::{ctrl_break, ctrl_close, ctrl_shutdown};
+    let (Ok(mut brk), Ok(mut close), Ok(mut shutdown)) = (ctrl_break(), ctrl_close(), ctrl_shutdown()) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = brk.recv() => {}
+        _ = close.recv() => {}
+        _ = shutdown.recv() => {}
         _ = tokio::signal::ctrl_c() => {}
     }
 }

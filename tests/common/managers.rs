@@ -149,20 +149,30 @@ fn install(pm: Pm, spec: &str, entry: &str) -> PathBuf {
     assert!(program.is_file(), "installing {spec} left no {}", program.display());
     let bin = partial.join("bin");
     std::fs::create_dir(&bin).expect("create bin/");
-    let shim = bin.join(pm.program());
-    if pm == Pm::Bun {
-        // A native program: a link, relative so that the rename below keeps it whole.
-        std::os::unix::fs::symlink(Path::new("../node_modules").join(entry), &shim).expect("link bun");
-    } else {
-        // Run by the node on PATH, as a global install's shim does, without corepack in between.
-        let script = format!("#!/bin/sh\nexec node \"$(dirname \"$0\")/../node_modules/{entry}\" \"$@\"\n");
-        std::fs::write(&shim, script).expect("write the shim");
-        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
-        std::fs::set_permissions(&shim, mode).expect("make the shim executable");
-    }
+    write_shim(pm, &bin.join(pm.program()), entry);
     std::fs::write(partial.join(".buildvise-ready"), spec).expect("mark the install ready");
     std::fs::rename(&partial, &done).unwrap_or_else(|e| panic!("install {spec} into {}: {e}", done.display()));
     done
+}
+
+/// The manager's command in `bin/`: bun's native program linked, the others a script run by node.
+#[cfg(unix)]
+fn write_shim(pm: Pm, shim: &Path, entry: &str) {
+    if pm == Pm::Bun {
+        // A native program: a link, relative so that the rename below keeps it whole.
+        std::os::unix::fs::symlink(Path::new("../node_modules").join(entry), shim).expect("link bun");
+    } else {
+        // Run by the node on PATH, as a global install's shim does, without corepack in between.
+        let script = format!("#!/bin/sh\nexec node \"$(dirname \"$0\")/../node_modules/{entry}\" \"$@\"\n");
+        std::fs::write(shim, script).expect("write the shim");
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(shim, mode).expect("make the shim executable");
+    }
+}
+
+#[cfg(not(unix))]
+fn write_shim(_: Pm, shim: &Path, _: &str) {
+    panic!("the package managers' shims ({}) are links and shell scripts: these tests run on Unix", shim.display());
 }
 
 fn remove(dir: &Path) {

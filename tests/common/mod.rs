@@ -372,29 +372,48 @@ pub fn python_venv(name: &str, requirement: &str) -> Option<PathBuf> {
 /// `apt-get` and `dpkg` (callers then [`skip`]). The package's libraries must already be on the
 /// machine: only its own files are unpacked. A failed download panics, as in [`python_venv`].
 pub fn debian_program(package: &str, program: &str) -> Option<PathBuf> {
+    let root = debian_packages(package, &[package])?;
+    let found = root.join("usr/bin").join(program);
+    assert!(found.is_file(), "{package} has no usr/bin/{program}");
+    Some(found)
+}
+
+/// Debian's `packages`, unpacked (not installed) together into `target/test-env/debian/NAME/root`
+/// on first use and reused after (a `.ready` file lists what was unpacked); the root, or None when
+/// this machine has no `apt-get` and `dpkg`. Only the packages' own files: what they depend on and
+/// is not listed must already be on the machine. A failed download panics.
+pub fn debian_packages(name: &str, packages: &[&str]) -> Option<PathBuf> {
     let has = |tool: &str| {
         Command::new(tool).arg("--version").stdin(Stdio::null()).output().is_ok_and(|out| out.status.success())
     };
     if !has("apt-get") || !has("dpkg") {
         return None;
     }
-    let dir = root().join("target/test-env/debian").join(package);
+    let dir = root().join("target/test-env/debian").join(name);
     std::fs::create_dir_all(&dir).expect("create target/test-env/debian");
-    let lock = std::fs::File::create(dir.with_extension("lock")).expect("create the package's lock file");
-    lock.lock().expect("lock the package");
-    let found = dir.join("root/usr/bin").join(program);
-    if !found.is_file() {
-        setup_step(Command::new("apt-get").args(["download", package]).current_dir(&dir));
-        let deb = std::fs::read_dir(&dir)
-            .expect("read the download folder")
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "deb"))
-            .unwrap_or_else(|| panic!("apt-get download {package} left no .deb in {}", dir.display()));
-        setup_step(Command::new("dpkg").arg("-x").arg(&deb).arg(dir.join("root")));
-        assert!(found.is_file(), "{package} has no usr/bin/{program}");
+    let lock = std::fs::File::create(dir.with_extension("lock")).expect("create the packages' lock file");
+    lock.lock().expect("lock the packages");
+    let (ready, wanted) = (dir.join(".ready"), packages.join("\n"));
+    let unpacked = dir.join("root");
+    if std::fs::read_to_string(&ready).ok().as_deref() != Some(wanted.as_str()) {
+        let _ = std::fs::remove_dir_all(&unpacked);
+        setup_step(Command::new("apt-get").arg("download").args(packages).current_dir(&dir));
+        for package in packages {
+            let deb = std::fs::read_dir(&dir)
+                .expect("read the download folder")
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| {
+                    p.extension().is_some_and(|x| x == "deb")
+                        && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{package}_")))
+                })
+                .unwrap_or_else(|| panic!("apt-get download {package} left no .deb in {}", dir.display()));
+            setup_step(Command::new("dpkg").arg("-x").arg(&deb).arg(&unpacked));
+            std::fs::remove_file(&deb).expect("remove the unpacked .deb");
+        }
+        std::fs::write(&ready, &wanted).expect("mark the packages unpacked");
     }
-    Some(found)
+    Some(unpacked)
 }
 
 /// The `<testcase>` elements of a JUnit report: name, time, and the element inside, if any.

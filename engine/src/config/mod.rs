@@ -444,8 +444,11 @@ pub fn check_max_lines(n: i64) -> Result<u32, MaxLinesError> {
 }
 
 fn user_file() -> Option<PathBuf> {
+    // Windows keeps a user's settings in `%APPDATA%`; HOME, when set there, is a Unix shell's.
+    let windows = if cfg!(windows) { std::env::var_os("APPDATA").filter(|v| !v.is_empty()) } else { None };
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
+        .or(windows)
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
     Some(base.join("buildvise/config.toml"))

@@ -136,7 +136,14 @@ fn is_zero(n: &usize) -> bool {
 /// A signal's name as a shell shows it (`SIGSEGV`), or `signal N` for one this system does not
 /// name.
 fn signal_name(signal: i32) -> String {
-    nix::sys::signal::Signal::try_from(signal).map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
+    #[cfg(unix)]
+    {
+        nix::sys::signal::Signal::try_from(signal)
+            .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
+    }
+    // Windows has no signals to name: a run ends by its exit code there.
+    #[cfg(not(unix))]
+    format!("signal {signal}")
 }
 
 fn status_word(f: &Finished, success: bool) -> &'static str {

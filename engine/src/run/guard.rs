@@ -39,7 +39,7 @@ pub struct Guard {
 impl Guard {
     /// Forks the guard. One that cannot be started is reported here, and runs go on unguarded.
     pub fn start() -> Guard {
-        Guard::with_session(super::leftovers::new_session())
+        Guard::with_session(super::marks::new_session())
     }
 
     fn with_session(session: String) -> Guard {
@@ -78,6 +78,7 @@ impl Guard {
 /// session and `.`, in a fixed array made before the fork (the guard cannot allocate). The
 /// leading NUL is the end of the entry before, or stands for the start of the environment.
 #[derive(Clone, Copy)]
+#[cfg_attr(not(target_os = "linux"), expect(dead_code, reason = "only Linux has a /proc to find marks in"))]
 struct Mark {
     bytes: [u8; 64],
     len: usize,
@@ -86,12 +87,13 @@ struct Mark {
 impl Mark {
     fn of(session: &str) -> Mark {
         let mut bytes = [0u8; 64];
-        let text = format!("\0{}={session}.", super::leftovers::MARK);
+        let text = format!("\0{}={session}.", super::marks::MARK);
         let len = text.len().min(bytes.len());
         bytes[..len].copy_from_slice(&text.as_bytes()[..len]);
         Mark { bytes, len }
     }
 
+    #[cfg(target_os = "linux")]
     fn pattern(&self) -> &[u8] {
         self.bytes.get(..self.len).unwrap_or_default()
     }
@@ -316,6 +318,7 @@ fn each_marked(mark: &Mark, signal: libc::c_int) -> usize {
 }
 
 /// A directory name of `/proc` that is a process's id.
+#[cfg(target_os = "linux")]
 fn pid_of(name: &[u8]) -> Option<i32> {
     if name.is_empty() || name.len() > 9 || !name.iter().all(u8::is_ascii_digit) {
         return None;
@@ -437,7 +440,7 @@ fn read_lines(input: RawFd, listed: &mut Listed) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::leftovers::{MARK, new_session};
+    use super::super::marks::new_session;
     use super::super::tests::sleeper;
     use super::*;
 
@@ -488,6 +491,7 @@ mod tests {
     /// Processes that left their run's group (in a group of their own here) are found by their
     /// mark; a mark of another session, or one that only looks like it, is left alone.
     #[test]
+    #[cfg(target_os = "linux")] // marks are found in /proc
     fn a_forked_guard_ends_the_processes_carrying_its_marks_and_no_others() {
         let session = new_session();
         let other = new_session();
@@ -508,12 +512,14 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")] // marks are found in /proc
     fn a_mark_is_looked_for_after_any_entry_and_as_the_first() {
         let mark = Mark::of("abc");
         let me = std::process::id() as i32;
         // This process carries no such mark; a child given it as its first entry, and one given
         // it after others, do.
         assert!(!carries(me, mark.pattern()));
+        use super::super::marks::MARK;
         for env in [vec![(MARK, "abc.3")], vec![("A", "1"), (MARK, "abc.3"), ("B", "2")]] {
             let mut child = std::process::Command::new("sleep")
                 .arg("300")

@@ -19,39 +19,12 @@
 //! were the run's and have ended are reaped there too, and no other child: a leader is reaped by
 //! its runner, and a child some other code started is in buildvise's own group, not a run's.
 //!
-//! Linux only: elsewhere nothing is found, and the group's signals are all there is.
+//! Linux only: elsewhere (macOS) nothing is found, and the group's signals are all there is.
 
+use super::marks::MARK;
 use nix::sys::signal::Signal;
 use std::os::fd::OwnedFd;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// The environment variable that marks a run's processes.
-pub const MARK: &str = "BUILDVISE_RUN";
-
-/// A session's marks share a random prefix, so that no other buildvise, nor a process started
-/// with a copy of an old environment, carries one of ours.
-pub(super) fn new_session() -> String {
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        // Without randomness, the pid and the clock still tell this process's marks apart.
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
-        bytes = ((u64::from(std::process::id()) << 32) ^ nanos as u64).to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The session of runs that no guard watches.
-pub(super) fn unguarded_session() -> &'static str {
-    static SESSION: OnceLock<String> = OnceLock::new();
-    SESSION.get_or_init(new_session)
-}
-
-/// A fresh mark in `session`: the value `MARK` gets for one run.
-pub(super) fn new_mark(session: &str) -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    format!("{session}.{}", NEXT.fetch_add(1, Ordering::Relaxed))
-}
 
 /// One process of a run, as a scan of `/proc` found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,11 +201,38 @@ struct Target {
     pidfd: Option<OwnedFd>,
 }
 
+/// A pidfd on `pid`; Linux alone has them.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        rustix::process::Pid::from_raw(pid)
+            .and_then(|pid| rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+/// Sends `signal` through a pidfd, which reaches the process it was opened on or none.
+fn pidfd_signal(fd: &OwnedFd, signal: Signal) {
+    #[cfg(target_os = "linux")]
+    {
+        let signal = match signal {
+            Signal::SIGKILL => rustix::process::Signal::KILL,
+            _ => rustix::process::Signal::TERM,
+        };
+        let _ = rustix::process::pidfd_send_signal(fd, signal);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (fd, signal);
+}
+
 impl Target {
     /// A handle on `found`, or nothing if it has ended (or its pid is another process's by now).
     fn open(found: Found) -> Option<Target> {
-        let pidfd = rustix::process::Pid::from_raw(found.pid)
-            .and_then(|pid| rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok());
+        let pidfd = pidfd(found.pid);
         // Checked after the pidfd is open: if the process that started then still holds the pid,
         // the pidfd is on it, and it stays on it whatever happens to the pid later.
         running(found.pid, found.start).then_some(Target { found, pidfd })
@@ -241,13 +241,7 @@ impl Target {
     /// Sends `signal`; a process that has ended takes none, which is all the same.
     fn signal(&self, signal: Signal) {
         match &self.pidfd {
-            Some(fd) => {
-                let signal = match signal {
-                    Signal::SIGKILL => rustix::process::Signal::KILL,
-                    _ => rustix::process::Signal::TERM,
-                };
-                let _ = rustix::process::pidfd_send_signal(fd, signal);
-            }
+            Some(fd) => pidfd_signal(fd, signal),
             // Without a pidfd, the start time checked just before is what stands between the
             // signal and a reused pid.
             None => {
@@ -305,29 +299,9 @@ impl Sweep {
     }
 }
 
-/// `sleep ×2, sh`: each name once, in the order found, with how many processes had it when more
-/// than one did; at most `most` names, then `…`.
-pub fn names(names: &[String], most: usize) -> String {
-    let mut distinct: Vec<(&str, usize)> = Vec::new();
-    for name in names {
-        match distinct.iter_mut().find(|(n, _)| n == name) {
-            Some((_, count)) => *count += 1,
-            None => distinct.push((name, 1)),
-        }
-    }
-    let mut said: Vec<String> = distinct
-        .iter()
-        .take(most)
-        .map(|&(name, count)| if count > 1 { format!("{name} ×{count}") } else { name.to_string() })
-        .collect();
-    if distinct.len() > most {
-        said.push("…".to_string());
-    }
-    said.join(", ")
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::marks::new_session;
     use super::super::tests::sleeper;
     use super::*;
 
@@ -349,12 +323,5 @@ mod tests {
         assert!(!pids.contains(&longer.id()), "another run's mark that starts with this one's: {found:?}");
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found.iter().all(|f| f.name == "sleep"), "{found:?}");
-    }
-
-    #[test]
-    fn names_are_said_once_each_with_their_count() {
-        let said = |list: &[&str], most| names(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>(), most);
-        assert_eq!(said(&["sleep", "sh", "sleep"], 3), "sleep ×2, sh");
-        assert_eq!(said(&["a", "b", "c", "d"], 3), "a, b, c, …");
     }
 }

@@ -6,8 +6,10 @@
 
 use super::{Command, Ending, RunError};
 use nix::sys::signal::{Signal, killpg};
-use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
+// rustix's `waitid`, not nix's: nix offers it on Linux and the BSDs but not on Apple, which has
+// the call and `WNOWAIT`.
+use rustix::process::{WaitId, WaitIdOptions, waitid};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Stdio};
 
@@ -16,7 +18,7 @@ pub(super) fn spawn(command: &Command, mark: &str) -> Result<Child, RunError> {
     let mut cmd = crate::sandbox::command(command.confinement.as_deref(), &command.program, &command.args);
     cmd.current_dir(&command.cwd)
         .envs(command.env.iter().map(|(k, v)| (k, v)))
-        .env(super::leftovers::MARK, mark)
+        .env(super::marks::MARK, mark)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -49,11 +51,16 @@ impl Group {
 
     /// How the leader ended, if it has; leaves it unreaped (a zombie) so the group id stays ours.
     pub fn leader_ended(self) -> Option<Ending> {
-        match waitid(Id::Pid(self.0), WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT) {
-            Ok(WaitStatus::Exited(_, code)) => Some(Ending::Exited(code)),
-            Ok(WaitStatus::Signaled(_, signal, _)) => Some(Ending::Signalled(signal as i32)),
-            // Not ended yet (StillAlive), or a status a leader we never trace cannot have.
-            Ok(_) | Err(nix::errno::Errno::EINTR) => None,
+        let Some(pid) = rustix::process::Pid::from_raw(self.0.as_raw()) else { return Some(Ending::Signalled(0)) };
+        match waitid(WaitId::Pid(pid), WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT) {
+            Ok(Some(status)) => match (status.exit_status(), status.terminating_signal()) {
+                (Some(code), _) => Some(Ending::Exited(code)),
+                (None, Some(signal)) => Some(Ending::Signalled(signal)),
+                // A stop or a continue, which `EXITED` alone does not ask for.
+                (None, None) => None,
+            },
+            // Not ended yet.
+            Ok(None) | Err(rustix::io::Errno::INTR) => None,
             // ECHILD: someone reaped it already, so it has certainly ended.
             Err(_) => Some(Ending::Signalled(0)),
         }

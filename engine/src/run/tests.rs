@@ -17,7 +17,7 @@ pub(super) fn sleeper(mark: Option<&str>) -> std::process::Child {
     let mut cmd = std::process::Command::new("sleep");
     cmd.arg("300").process_group(0);
     if let Some(mark) = mark {
-        cmd.env(leftovers::MARK, mark);
+        cmd.env(marks::MARK, mark);
     }
     cmd.spawn().expect("sleep starts")
 }

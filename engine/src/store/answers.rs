@@ -10,7 +10,6 @@
 use super::{Store, StoreError, files};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 
 const ANSWERS_FILE: &str = "answers.jsonl";
 const TOKENS_FILE: &str = "tokens.json";
@@ -68,10 +67,9 @@ impl Store {
         let mut line = serde_json::to_vec(answer)
             .map_err(|e| StoreError::Corrupt { path: path.clone(), detail: e.to_string() })?;
         line.push(b'\n');
-        std::fs::OpenOptions::new()
+        files::private_options()
             .append(true)
             .create(true)
-            .mode(0o600)
             .open(&path)
             .and_then(|mut file| file.write_all(&line))
             .map_err(|e| StoreError::io(&path, e))
@@ -147,8 +145,11 @@ mod tests {
         assert_eq!(store.answers(&run.id).unwrap(), [exec, page]);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("{\"call\":\"exec\",\"via\":\"mcp\",\"parts\":[\"ok · abc\""), "{text}");
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        #[cfg(unix)] // Windows keeps no mode: the profile's access list applies (see `files`)
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
     }
 
     #[test]

@@ -1,51 +1,94 @@
 //! Files of the store, readable by their owner only: logs hold whatever a build printed (tokens
 //! in environment dumps, paths of private projects), so the store is 0700 and its files 0600.
+//! On Windows no mode is set: the store is under the user's profile (`%LOCALAPPDATA%`), whose
+//! access list admits the user and the system alone, and new files inherit it.
 
 use super::StoreError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fs::{DirBuilder, File, OpenOptions};
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
+#[cfg(unix)]
 const DIR_MODE: u32 = 0o700;
+#[cfg(unix)]
 const FILE_MODE: u32 = 0o600;
+
+/// A directory builder that makes private directories.
+fn dir_builder() -> DirBuilder {
+    #[cfg_attr(not(unix), expect(unused_mut, reason = "only Unix sets a mode"))]
+    let mut builder = DirBuilder::new();
+    #[cfg(unix)]
+    builder.mode(DIR_MODE);
+    builder
+}
+
+/// Options that create files private to their owner.
+pub fn private_options() -> OpenOptions {
+    #[cfg_attr(not(unix), expect(unused_mut, reason = "only Unix sets a mode"))]
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    options.mode(FILE_MODE);
+    options
+}
 
 /// Creates `dir` and missing parents as private directories; an existing `dir` is made private.
 pub fn private_dir_all(dir: &Path) -> Result<(), StoreError> {
-    DirBuilder::new().recursive(true).mode(DIR_MODE).create(dir).map_err(|e| StoreError::io(dir, e))?;
+    dir_builder().recursive(true).create(dir).map_err(|e| StoreError::io(dir, e))?;
     // A directory made by an older version, or by hand, may be open to others.
-    let private = std::fs::Permissions::from_mode(DIR_MODE);
-    std::fs::set_permissions(dir, private).map_err(|e| StoreError::io(dir, e))
+    #[cfg(unix)]
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(DIR_MODE)).map_err(|e| StoreError::io(dir, e))?;
+    Ok(())
 }
 
 /// Creates `dir`, failing if it exists.
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
-    DirBuilder::new().mode(DIR_MODE).create(dir)
+    dir_builder().create(dir)
 }
 
 /// Creates (or truncates) a private file for writing.
 pub fn private_file(path: &Path) -> Result<File, StoreError> {
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(FILE_MODE)
-        .open(path)
-        .map_err(|e| StoreError::io(path, e))
+    private_options().write(true).create(true).truncate(true).open(path).map_err(|e| StoreError::io(path, e))
 }
 
 /// Opens a private file for reading and writing, creating it empty when it is not there.
 pub fn private_open(path: &Path) -> Result<File, StoreError> {
-    OpenOptions::new()
+    private_options()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .mode(FILE_MODE)
         .open(path)
         .map_err(|e| StoreError::io(path, e))
+}
+
+/// Fills `buf` from byte `offset` of `file`. On Windows this moves the file's cursor too (it has
+/// no read at an offset that leaves it), which is why a log's cursors there have handles of
+/// their own.
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let (mut done, mut offset) = (0, offset);
+        while done < buf.len() {
+            match std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], offset) {
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    done += n;
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Writes `value` as JSON to `path` atomically (see [`write_atomic`]).
@@ -81,13 +124,28 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
 /// file (a FIFO would block the reader; it is opened without waiting for a writer). Any process
 /// of the user, a build script included, can plant these, so each is damage, named.
 pub fn open_regular(path: &Path) -> Result<File, StoreError> {
+    #[cfg(unix)]
     let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(
         |e| match e.raw_os_error() {
             Some(libc::ELOOP) => damaged(path, "a symbolic link, which buildvise never writes"),
             _ => StoreError::io(path, e),
         },
     )?;
+    // Windows: the reparse point itself is opened (a symbolic link or a junction), not what it
+    // points at, and refused below as not a regular file.
+    #[cfg(windows)]
+    let file = {
+        use std::os::windows::fs::OpenOptionsExt;
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT)
+            .open(path)
+            .map_err(|e| StoreError::io(path, e))?
+    };
     let kind = file.metadata().map_err(|e| StoreError::io(path, e))?.file_type();
+    if kind.is_symlink() {
+        return Err(damaged(path, "a symbolic link, which buildvise never writes"));
+    }
     if !kind.is_file() {
         return Err(damaged(path, "not a regular file, which buildvise never writes"));
     }
@@ -115,12 +173,14 @@ pub fn is_full(error: &std::io::Error) -> bool {
     matches!(error.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded)
 }
 
-#[cfg(test)]
+// Windows keeps no mode: the profile's access list applies.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
     #[test]
     fn directories_and_files_are_private() {
+        use std::os::unix::fs::PermissionsExt;
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("a/b");
         private_dir_all(&dir).unwrap();

@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::hash::Hasher;
 use std::io::{Read, Seek, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Runs kept per command: enough to tell a flaky test from one that broke.
@@ -144,12 +143,28 @@ fn lock_current(path: &Path) -> Result<File, StoreError> {
         file.lock().map_err(|e| StoreError::io(path, e))?;
         let locked = file.metadata().map_err(|e| StoreError::io(path, e))?;
         match std::fs::metadata(path) {
-            Ok(now) if now.ino() == locked.ino() && now.dev() == locked.dev() => return Ok(file),
+            Ok(now) if same_file(&now, &locked) => return Ok(file),
             Ok(_) => continue,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(StoreError::io(path, e)),
         }
     }
+}
+
+/// Whether two looks at a file are at the same one.
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.ino() == b.ino() && a.dev() == b.dev()
+}
+
+/// Whether two looks at a file are at the same one: on Windows by its creation time, to the
+/// 100 ns (std offers its file index only on nightly), which a file made anew in its place has
+/// not.
+#[cfg(windows)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::windows::fs::MetadataExt;
+    a.creation_time() == b.creation_time()
 }
 
 /// The file's command, or None when it is empty or damaged.

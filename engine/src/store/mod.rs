@@ -126,13 +126,19 @@ impl ActiveRun {
 }
 
 impl Store {
-    /// `$BUILDVISE_HOME`, else `$XDG_STATE_HOME/buildvise`, else `~/.local/state/buildvise`.
+    /// `$BUILDVISE_HOME`, else `$XDG_STATE_HOME/buildvise`, else (Windows) `%LOCALAPPDATA%\buildvise`,
+    /// else `~/.local/state/buildvise`.
     pub fn default_root() -> PathBuf {
         if let Some(home) = std::env::var_os("BUILDVISE_HOME").filter(|v| !v.is_empty()) {
             return PathBuf::from(home);
         }
         if let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
             return PathBuf::from(state).join("buildvise");
+        }
+        // The user's own, unroamed application data, private to them (docs/platforms.md).
+        #[cfg(windows)]
+        if let Some(local) = std::env::var_os("LOCALAPPDATA").filter(|v| !v.is_empty()) {
+            return PathBuf::from(local).join("buildvise");
         }
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
         home.join(".local/state/buildvise")
@@ -409,6 +415,7 @@ mod tests {
     /// D6: a symlink to `/dev/zero` in place of `meta.json` grew a reader to gigabytes, and a
     /// FIFO in place of a store file hung it. Each is now damage, named, at once.
     #[test]
+    #[cfg(unix)] // a symbolic link needs a privilege on Windows, and a FIFO does not exist there
     fn a_planted_symlink_or_fifo_is_damage_not_a_hang() {
         let root = tempfile::tempdir().unwrap();
         let store = Store::open(root.path()).unwrap();
@@ -526,6 +533,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Windows keeps no mode: the profile's access list applies (see `files`)
     fn the_store_is_private() {
         use std::os::unix::fs::PermissionsExt;
         let root = tempfile::tempdir().unwrap();

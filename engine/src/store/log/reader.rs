@@ -1,11 +1,10 @@
 //! Reading pages and scans of a stored log.
 
 use super::{LOG_FILE, MARK_ENTRY, MARKS_IDX, RUN_ENTRY, STREAMS_IDX, decode, pair};
-use crate::store::StoreError;
+use crate::store::{StoreError, files};
 use buildvise_plugin_api::Stream;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// A page reads from a mark: at most a mark's distance and its own lines.
@@ -286,7 +285,7 @@ impl LogReader {
         let starts_a_line = start == 0
             || (start < self.log_len
                 && line <= start
-                && self.log.read_exact_at(&mut before, start - 1).is_ok()
+                && files::read_exact_at(&self.log, &mut before, start - 1).is_ok()
                 && before[0] == b'\n');
         if !starts_a_line {
             return Err(self.damaged(
@@ -317,7 +316,11 @@ impl LogReader {
 
     fn cursor(&self, at: (u64, u64), buffer: usize) -> Result<Cursor, StoreError> {
         let path = self.dir.join(LOG_FILE);
+        #[cfg(unix)]
         let file = self.log.try_clone().map_err(|e| StoreError::io(&path, e))?;
+        // A clone shares the cursor, which a read at an offset moves on Windows.
+        #[cfg(windows)]
+        let file = files::open_regular(&path)?;
         Cursor::at(file, at, self.log_len, buffer).map_err(|e| StoreError::io(&path, e))
     }
 

@@ -5,7 +5,6 @@ use crate::store::{StoreError, files};
 use buildvise_plugin_api::Stream;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Smaller than the blocks a flood brings (a read of up to 256 KiB), which then go straight to
@@ -197,7 +196,7 @@ fn line_start_at_or_before(log: &File, limit: u64) -> std::io::Result<u64> {
     while end > 0 {
         let start = end.saturating_sub(CHUNK);
         let part = &mut chunk[..(end - start) as usize];
-        log.read_exact_at(part, start)?;
+        files::read_exact_at(log, part, start)?;
         if let Some(newline) = memchr::memrchr(b'\n', part) {
             return Ok(start + newline as u64 + 1);
         }

@@ -1,0 +1,105 @@
+//! A run of a real program, its lines stored and read back, on whatever platform the tests run:
+//! on Windows (under Wine, by `tests/windows.rs`) this is what holds the job, the reader threads
+//! and the store's files there. The program is the `run_child` example, built beside this test.
+
+use buildvise_engine::run::{self, CancelToken, Ending, LineSink};
+use buildvise_engine::store::{LogWriter, StreamFilter};
+use buildvise_plugin_api::Stream;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The example's executable: tests are built into `deps/`, examples into `examples/` beside it.
+fn child_program() -> PathBuf {
+    let me = std::env::current_exe().expect("own path");
+    let profile = me.parent().and_then(|deps| deps.parent()).expect("a target dir");
+    profile.join("examples").join(format!("run_child{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn command(mode: &str) -> run::Command {
+    run::Command {
+        program: child_program().to_string_lossy().into_owned(),
+        args: vec![mode.to_string()],
+        env: vec![],
+        cwd: std::env::temp_dir(),
+        confinement: None,
+    }
+}
+
+/// Writes each block to a stored log, as the application's sink does, and keeps the lines.
+struct Store {
+    log: LogWriter,
+    lines: Vec<(Stream, String)>,
+}
+
+impl LineSink for Store {
+    fn lines(&mut self, stream: Stream, block: &[u8]) {
+        let mut ends = Vec::new();
+        run::line_ends(block, &mut ends);
+        self.log.write_lines(stream, block, &ends);
+        let text = String::from_utf8_lossy(block);
+        self.lines.extend(text.lines().map(|l| (stream, l.trim_end_matches('\r').to_string())));
+    }
+}
+
+fn run_to_end(mode: &str, timeout: Duration, dir: &std::path::Path) -> (run::Outcome, Vec<(Stream, String)>, Duration) {
+    let mut sink = Store { log: LogWriter::create(dir).expect("a log"), lines: Vec::new() };
+    let started = Instant::now();
+    let outcome = run::run(&command(mode), timeout, &CancelToken::default(), None, &mut sink).expect("the child runs");
+    let took = started.elapsed();
+    assert!(sink.log.finish().is_none(), "the log is written");
+    (outcome, sink.lines, took)
+}
+
+#[test]
+fn both_streams_are_read_and_stored_and_the_exit_code_kept() {
+    let dir = tempfile::tempdir().expect("a temporary dir");
+    let (outcome, lines, _) = run_to_end("lines", Duration::from_secs(60), dir.path());
+    assert_eq!(outcome.ending, Ending::Exited(3));
+    assert!(outcome.left_running.is_empty(), "{outcome:?}");
+    let of = |stream| lines.iter().filter(|l| l.0 == stream).map(|l| l.1.as_str()).collect::<Vec<_>>();
+    assert_eq!(of(Stream::Stdout), ["out 1", "out 2"]);
+    assert_eq!(of(Stream::Stderr), ["err 1", "err 2"]);
+
+    let mut reader = buildvise_engine::store::LogReader::open(dir.path()).expect("the log opens");
+    let page = reader.page(StreamFilter::Both, 0, 10).expect("a page");
+    let mut stored: Vec<(Stream, String)> = page
+        .iter()
+        .map(|l| (l.stream, String::from_utf8_lossy(&l.bytes).trim_end_matches(['\r', '\n']).to_string()))
+        .collect();
+    assert_eq!(stored.len(), 4, "{stored:?}");
+    stored.sort_by_key(|l| l.1.clone());
+    assert_eq!(
+        stored,
+        [
+            (Stream::Stderr, "err 1".to_string()),
+            (Stream::Stderr, "err 2".to_string()),
+            (Stream::Stdout, "out 1".to_string()),
+            (Stream::Stdout, "out 2".to_string())
+        ]
+    );
+    let only_err = reader.page(StreamFilter::Only(Stream::Stderr), 0, 10).expect("a page");
+    assert_eq!(only_err.len(), 2, "{only_err:?}");
+}
+
+/// A timeout ends the command and what it started: the grandchild holds the output pipes, so a
+/// survivor would keep them open and the output would be abandoned.
+#[test]
+fn a_timeout_ends_the_whole_tree() {
+    let dir = tempfile::tempdir().expect("a temporary dir");
+    let (outcome, lines, took) = run_to_end("tree", Duration::from_secs(2), dir.path());
+    assert_eq!(outcome.ending, Ending::TimedOut);
+    assert!(!outcome.abandoned_output, "the grandchild was ended with the tree: {outcome:?}");
+    assert!(lines.iter().any(|l| l.1.starts_with("child ")), "{lines:?}");
+    assert!(took < Duration::from_secs(20), "ended within the grace periods: {took:?}");
+}
+
+/// What the command left running is ended after the grace period, and named.
+#[test]
+fn what_the_command_left_running_is_ended_and_named() {
+    let dir = tempfile::tempdir().expect("a temporary dir");
+    let (outcome, _, took) = run_to_end("leave", Duration::from_secs(60), dir.path());
+    assert_eq!(outcome.ending, Ending::Exited(0));
+    assert_eq!(outcome.left_running, ["run_child"], "{outcome:?}");
+    assert!(!outcome.abandoned_output, "{outcome:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}

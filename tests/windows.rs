@@ -1,0 +1,159 @@
+//! The host on Windows, here: the engine cross-compiled for `x86_64-pc-windows-gnu` with Debian's
+//! mingw-w64 and its tests run under Debian's Wine, both unpacked under `target/test-env/debian/`
+//! (nothing installed). Its unit tests, and `engine/tests/process_and_store.rs`, which runs a
+//! small program through a run's Job Object: both streams, an exit code, a timeout that ends a
+//! process tree, leftovers ended and named, the log stored and read back.
+//!
+//! Skipped, loudly, without `apt-get` and `dpkg`, off x86_64 Linux, or without the Rust target.
+
+mod common;
+
+use common::{debian_packages, root, setup_step, skip};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const TARGET: &str = "x86_64-pc-windows-gnu";
+
+/// The linker and what it needs, and Wine: 64-bit only, with the zlib its user32 loads.
+const PACKAGES: &[&str] = &[
+    "binutils-mingw-w64-x86-64",
+    "gcc-mingw-w64-base",
+    "gcc-mingw-w64-x86-64-win32",
+    "mingw-w64-common",
+    "mingw-w64-x86-64-dev",
+    "libwine",
+    "wine64",
+    "libz-mingw-w64",
+];
+
+/// Rust's standard library draws randomness from `ProcessPrng` in `bcryptprimitives.dll`, which
+/// Wine 8 (Debian 12's) lacks: this stands in for it, through the older `RtlGenRandom`.
+const PROCESS_PRNG: &str = r#"#include <windows.h>
+BOOLEAN WINAPI SystemFunction036(PVOID buffer, ULONG length);
+BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T length) {
+    while (length > 0) {
+        ULONG part = length > 0x10000 ? 0x10000 : (ULONG)length;
+        if (!SystemFunction036(data, part)) return FALSE;
+        data += part;
+        length -= part;
+    }
+    return TRUE;
+}
+"#;
+
+/// The unpacked tools, and a Wine prefix made for the tests.
+struct Windows {
+    /// The unpacked packages' root.
+    debian: PathBuf,
+    gcc: PathBuf,
+    wine: PathBuf,
+    prefix: PathBuf,
+}
+
+impl Windows {
+    /// The environment Wine runs in: its own prefix, no display, no dialogs, quiet.
+    fn env(&self, cmd: &mut Command) {
+        let path = std::env::join_paths(
+            std::iter::once(self.debian.join("usr/bin"))
+                .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        )
+        .expect("PATH");
+        cmd.env("PATH", path)
+            .env("WINEPREFIX", &self.prefix)
+            .env("WINEDEBUG", "-all")
+            .env("WINEDLLOVERRIDES", "mscoree=d;mshtml=d;winemenubuilder.exe=d")
+            .env("WINEDLLPATH", self.debian.join("usr/x86_64-w64-mingw32/lib"))
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY");
+    }
+}
+
+/// Unpacks the packages (once), points what Debian's installation would set up at the unpacked
+/// files, and makes the prefix; None, after a skip, when this machine cannot.
+fn provision() -> Option<Windows> {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        skip("Debian's Wine and mingw-w64 are unpacked for x86_64 Linux only");
+        return None;
+    }
+    let sysroot = Command::new("rustc").args(["--print", "target-libdir", "--target", TARGET]).output().ok()?;
+    let libdir = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    if !sysroot.status.success() || !libdir.is_dir() {
+        skip(&format!("the Rust target {TARGET} is not installed: rustup target add {TARGET}"));
+        return None;
+    }
+    let Some(debian) = debian_packages("windows", PACKAGES) else {
+        skip("no apt-get and dpkg to fetch Debian's Wine and mingw-w64");
+        return None;
+    };
+    let gcc = debian.join("usr/bin/x86_64-w64-mingw32-gcc-win32");
+    let wine = debian.join("usr/lib/wine/wine64");
+    assert!(gcc.is_file() && wine.is_file(), "the packages unpacked into {} lack gcc or wine64", debian.display());
+    // Debian's `wineserver` is a script that runs `/usr/lib/wine/wineserver64`, absent here; Wine
+    // starts the one beside its loader.
+    let server = debian.join("usr/lib/wine/wineserver");
+    if !server.is_symlink() {
+        std::fs::remove_file(&server).expect("remove Debian's wineserver script");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("wineserver64", &server).expect("link the wineserver");
+    }
+    let windows = Windows { prefix: root().join("target/test-env/wine-prefix"), debian, gcc, wine };
+    let system32 = windows.prefix.join("drive_c/windows/system32");
+    let prng = system32.join("bcryptprimitives.dll");
+    if !prng.is_file() {
+        let _ = std::fs::remove_dir_all(&windows.prefix);
+        let mut boot = Command::new(&windows.wine);
+        windows.env(boot.args(["wineboot", "--init"]).stdin(Stdio::null()));
+        // Its status is not success without the 32-bit half of Wine (not unpacked: the tests are
+        // 64-bit), so the prefix it made is what counts.
+        let booted = boot.output().expect("wineboot starts");
+        assert!(
+            system32.is_dir(),
+            "wineboot made no prefix in {}:\n{}",
+            windows.prefix.display(),
+            String::from_utf8_lossy(&booted.stderr)
+        );
+        let source = root().join("target/test-env/process_prng.c");
+        std::fs::write(&source, PROCESS_PRNG).expect("write the ProcessPrng source");
+        let mut gcc = Command::new(&windows.gcc);
+        windows.env(gcc.args(["-shared", "-O2", "-o"]).arg(&prng).arg(&source).arg("-ladvapi32"));
+        setup_step(&mut gcc);
+    }
+    Some(windows)
+}
+
+/// `cargo test -p buildvise-engine` for Windows, its test programs run by Wine.
+fn cargo_test_under_wine(windows: &Windows, target_dir: &Path) -> std::process::Output {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["test", "-p", "buildvise-engine", "--target", TARGET])
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", &windows.gcc)
+        .env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER", &windows.wine)
+        // insta asks `cargo metadata` where the workspace is, which a test under Wine cannot run;
+        // and a snapshot that differs fails without writing a `.snap.new` into the sources.
+        .env("INSTA_WORKSPACE_ROOT", root())
+        .env("INSTA_UPDATE", "no")
+        .stdin(Stdio::null());
+    windows.env(&mut cmd);
+    cmd.output().expect("cargo runs")
+}
+
+#[test]
+fn the_engine_s_tests_pass_on_windows_under_wine() {
+    let Some(windows) = provision() else { return };
+    let out = cargo_test_under_wine(&windows, &root().join("target/windows"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the engine's tests under Wine failed ({}):\n{stdout}\n{stderr}", out.status);
+    // The unit tests and the process-and-store test both ran, and something in each passed.
+    let passed: Vec<&str> = stdout.lines().filter(|l| l.starts_with("test result: ok.")).collect();
+    assert!(passed.len() >= 2, "the unit tests and process_and_store ran:\n{stdout}\n{stderr}");
+    for name in [
+        "both_streams_are_read_and_stored_and_the_exit_code_kept",
+        "a_timeout_ends_the_whole_tree",
+        "what_the_command_left_running_is_ended_and_named",
+    ] {
+        assert!(stdout.contains(&format!("test {name} ... ok")), "{name} did not pass under Wine:\n{stdout}\n{stderr}");
+    }
+}
