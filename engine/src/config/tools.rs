@@ -198,6 +198,8 @@ mod tests {
         assert_eq!(named, [(Some("bad"), "tools.\"bad\".patterns[0]"), (Some("odd"), "tools.\"odd\"")]);
     }
 
+    // Unix paths: on Windows `/home/me` is not absolute.
+    #[cfg(unix)]
     #[test]
     fn only_the_operator_names_a_tools_caches() {
         let text = "[tools.gen]\nrun = [\"gen\"]\ncaches = [\"/home/me/.cache/gen\"]\n";

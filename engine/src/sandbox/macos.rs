@@ -53,7 +53,8 @@ pub fn command(prepared: &Prepared, program: &str, args: &[String]) -> std::proc
     cmd
 }
 
-#[cfg(test)]
+// Unix paths, as macOS has them.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
