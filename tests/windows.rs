@@ -4,13 +4,19 @@
 //! small program through a run's Job Object: both streams, an exit code, a timeout that ends a
 //! process tree, leftovers ended and named, the log stored and read back.
 //!
+//! Then the binary itself there: a plugin loaded as a DLL, a tool defined in a project's
+//! `buildvise.toml` run by `exec` and its log read back, and `serve` over stdio running it.
+//!
 //! Skipped, loudly, without `apt-get` and `dpkg`, off x86_64 Linux, or without the Rust target.
 
 mod common;
 
 use common::{debian_packages, root, setup_step, skip};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 const TARGET: &str = "x86_64-pc-windows-gnu";
 
@@ -123,9 +129,15 @@ fn provision() -> Option<Windows> {
 
 /// `cargo test -p buildvise-engine` for Windows, its test programs run by Wine.
 fn cargo_test_under_wine(windows: &Windows, target_dir: &Path) -> std::process::Output {
+    cargo_for_windows(windows, target_dir, &["test", "-p", "buildvise-engine"])
+}
+
+/// `cargo ARGS --target x86_64-pc-windows-gnu`, linked by mingw-w64, what it runs run by Wine.
+fn cargo_for_windows(windows: &Windows, target_dir: &Path, args: &[&str]) -> std::process::Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["test", "-p", "buildvise-engine", "--target", TARGET])
+    cmd.args(args)
+        .args(["--target", TARGET])
         .current_dir(root())
         .env("CARGO_TARGET_DIR", target_dir)
         .env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", &windows.gcc)
@@ -156,4 +168,121 @@ fn the_engine_s_tests_pass_on_windows_under_wine() {
     ] {
         assert!(stdout.contains(&format!("test {name} ... ok")), "{name} did not pass under Wine:\n{stdout}\n{stderr}");
     }
+}
+
+/// The binary built for Windows and run by Wine, with the generic plugin's DLL as its plugins, a
+/// store of its own, and `cwd`.
+fn buildvise(windows: &Windows, debug: &Path, state: &Path, cwd: &Path) -> Command {
+    let mut cmd = Command::new(&windows.wine);
+    cmd.arg(debug.join("buildvise.exe"))
+        .current_dir(cwd)
+        .env("BUILDVISE_HOME", state)
+        .env("BUILDVISE_PLUGIN_PATH", debug.join("plugins"))
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .stdin(Stdio::null());
+    windows.env(&mut cmd);
+    cmd
+}
+
+#[test]
+fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() {
+    let Some(windows) = provision() else { return };
+    let target_dir = root().join("target/windows");
+    for args in [
+        &["build", "-p", "buildvise", "-p", "buildvise-plugin-generic"][..],
+        &["build", "-p", "buildvise-engine", "--example", "run_child"][..],
+    ] {
+        let out = cargo_for_windows(&windows, &target_dir, args);
+        assert!(out.status.success(), "cargo {args:?} for Windows failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let debug = target_dir.join(TARGET).join("debug");
+    // The plugin alone in a directory, as an install puts it.
+    let plugins = debug.join("plugins");
+    std::fs::create_dir_all(&plugins).expect("create the plugin dir");
+    std::fs::copy(debug.join("buildvise_plugin_generic.dll"), plugins.join("buildvise_plugin_generic.dll"))
+        .expect("copy the plugin");
+    let sandbox = tempfile::tempdir().expect("a temporary dir");
+    let (state, project) = (sandbox.path().join("state"), sandbox.path().join("project"));
+    std::fs::create_dir_all(&project).expect("create the project");
+    std::fs::copy(debug.join("examples/run_child.exe"), project.join("run_child.exe")).expect("copy run_child");
+    std::fs::write(
+        project.join("buildvise.toml"),
+        "[tools.\"child.lines\"]\nrun = [\"./run_child.exe\", \"lines\"]\nformats = [\"gcc\"]\n",
+    )
+    .expect("write buildvise.toml");
+
+    let formats = buildvise(&windows, &debug, &state, &project).args(["list", "--formats"]).output().expect("list");
+    let listed = String::from_utf8_lossy(&formats.stdout);
+    assert!(
+        formats.status.success() && listed.lines().any(|l| l.starts_with("gcc ")),
+        "the generic plugin's DLL loaded and its formats listed:\n{listed}\n{}",
+        String::from_utf8_lossy(&formats.stderr)
+    );
+
+    let exec =
+        buildvise(&windows, &debug, &state, &project).args(["exec", "child.lines", "--json"]).output().expect("exec");
+    let answer: Value = serde_json::from_slice(&exec.stdout).unwrap_or_else(|e| {
+        panic!(
+            "exec answered no JSON ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&exec.stdout),
+            String::from_utf8_lossy(&exec.stderr)
+        )
+    });
+    assert_eq!(exec.status.code(), Some(3), "the tool's exit code: {answer}");
+    assert_eq!(answer["exitCode"], 3, "{answer}");
+    let id = common::run_id(&answer);
+    let log = buildvise(&windows, &debug, &state, &project).args(["log", &id, "--raw"]).output().expect("log");
+    let lines: Vec<String> = String::from_utf8_lossy(&log.stdout).lines().map(|l| l.trim_end().to_string()).collect();
+    for line in ["out 1", "out 2", "err 1", "err 2"] {
+        assert!(lines.iter().any(|l| l.ends_with(line)), "{line} in the stored log: {lines:?}");
+    }
+
+    // `serve` over stdio: a session, the tool listed, the same run over MCP, and the end of stdin
+    // ends the server.
+    let mut server = buildvise(&windows, &debug, &state, &project)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(server.stdout.take().expect("stdout"));
+    let mut ask = |line: &str| -> Value {
+        send(&mut stdin, line);
+        let mut reply = String::new();
+        stdout.read_line(&mut reply).expect("read from the server");
+        serde_json::from_str(&reply).unwrap_or_else(|e| panic!("not JSON ({e}): {reply:?} after {line}"))
+    };
+    let init = ask(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wine","version":"0"}}}"#,
+    );
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    // A notification has no answer: ask with the request after it.
+    let tools = ask(concat!(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+    ));
+    assert_eq!(tools["result"]["tools"][0]["name"], "build", "{tools}");
+    let call = ask(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"build","arguments":{"action":"exec","tool":"child.lines"}}}"#,
+    );
+    let text = call["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("FAIL exit 3") && text.contains("out 1") && text.contains("err 2"),
+        "the run's answer: {call}"
+    );
+    drop(stdin);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while server.try_wait().expect("try_wait").is_none() {
+        assert!(std::time::Instant::now() < deadline, "serve did not end with its stdin");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn send(stdin: &mut std::process::ChildStdin, line: &str) {
+    writeln!(stdin, "{line}").expect("write to the server");
+    stdin.flush().expect("flush");
 }
