@@ -80,7 +80,7 @@ fn broken_libraries_are_skipped_and_listed_with_the_reason() {
             .unwrap_or_else(|| panic!("{lib} is not reported:{list}"))
             .to_string()
     };
-    assert!(reason("badabi").starts_with("built for plugin ABI 2.1, this buildvise speaks ABI 1.0"), "{list}");
+    assert!(reason("badabi").starts_with("built for plugin ABI 2.1, this buildvise speaks ABI 1.1"), "{list}");
     assert!(reason("noentry").contains("no `buildvise_plugin_abi` or `buildvise_plugin_entry` symbol"), "{list}");
     assert!(reason("shorttable").starts_with("function table of 8 bytes"), "{list}");
     for tool in ["panicky.sh", "panicky.feed", "panicky.finish", "panicky.missing"] {
@@ -555,7 +555,7 @@ fn a_full_disk_loses_no_answer_and_retention_makes_room() {
 /// after them is still read.
 #[test]
 fn long_lines_of_colons_leave_the_dotnet_parser_its_diagnostics() {
-    let sb = Sandbox::new(&[common::plugin("dotnet")]);
+    let sb = Sandbox::new(&[common::toolchains()]);
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("build.log");
     let mut text = format!("{}\n", ":".repeat(200_000)).repeat(30);
@@ -575,7 +575,7 @@ fn parse_holds_no_more_of_a_huge_line_than_the_parser_reads() {
     let Some(prlimit) = common::which("prlimit") else {
         return common::skip("no prlimit (util-linux) to run parse under a memory limit");
     };
-    let sb = Sandbox::new(&[common::plugin("dotnet")]);
+    let sb = Sandbox::new(&[common::toolchains()]);
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("build.log");
     let mut text = "a".repeat(128 << 20);

@@ -32,7 +32,7 @@ const BATCH: usize = 1024;
 
 pub fn run(setup: &Setup, report: &mut Report) -> anyhow::Result<()> {
     let library = setup.bin.with_file_name(format!(
-        "{}buildvise_plugin_cargo{}",
+        "{}buildvise_plugin_toolchains{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     ));
@@ -96,9 +96,18 @@ fn context() -> ParseContext {
     ParseContext::new("cargo.build", "/home/dev/project")
 }
 
+/// The cargo plugin of the shipped library at `library`.
+fn cargo_plugin(library: &Path) -> anyhow::Result<Arc<PluginLibrary>> {
+    let plugins = PluginLibrary::load(library).map_err(|e| anyhow::anyhow!("{}: {e}", library.display()))?;
+    plugins
+        .into_iter()
+        .find(|p| p.manifest.name == "cargo")
+        .with_context(|| format!("{} holds no cargo plugin", library.display()))
+}
+
 /// Parses `lines` as exec does; returns the time and the number of diagnostics.
 fn in_process(library: &Path, lines: &[Vec<u8>]) -> anyhow::Result<(Duration, usize)> {
-    let plugin = PluginLibrary::load(library).map_err(|e| anyhow::anyhow!("{}: {e}", library.display()))?;
+    let plugin = cargo_plugin(library)?;
     let started = Instant::now();
     let mut worker = ParseWorker::start(RunParser::plugin(plugin.parser(&context())?));
     for (i, line) in lines.iter().enumerate() {
@@ -146,7 +155,7 @@ fn out_of_process(library: &Path, lines: &[Vec<u8>]) -> anyhow::Result<(Duration
 /// prints how many diagnostics it found.
 pub fn serve(args: Vec<std::ffi::OsString>) -> anyhow::Result<()> {
     let library = PathBuf::from(args.first().context("the plugin library")?);
-    let plugin: Arc<PluginLibrary> = PluginLibrary::load(&library).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let plugin = cargo_plugin(&library)?;
     let mut parser = plugin.parser(&context())?;
     let mut input = BufReader::with_capacity(256 * 1024, std::io::stdin().lock());
     let mut data = Vec::new();

@@ -1,9 +1,12 @@
 //! ABI 1: the `#[repr(C)]` table a plugin library exports, and the glue that implements it over
 //! the safe [`Plugin`] trait.
 //!
-//! A library exports two symbols. [`HEADER_SYMBOL`] is a static [`AbiHeader`]: the ABI version
-//! and the table's size, which the host reads before it calls anything. [`ENTRY_SYMBOL`] is a
-//! function returning a pointer to the static [`PluginTable`]. Structured values cross as UTF-8
+//! A library exports three symbols. [`HEADER_SYMBOL`] is a static [`AbiHeader`]: the ABI version
+//! and the table's size, which the host reads before it calls anything. [`ENTRY_AT_SYMBOL`]
+//! (since 1.1) is a function returning a pointer to the static [`PluginTable`] of the library's
+//! plugin at an index, null past the last: one library may hold several plugins, as the one
+//! buildvise ships holds its five, sharing one copy of std and the crates they all use.
+//! [`ENTRY_SYMBOL`] returns the first plugin's table, for hosts of ABI 1.0, which know no other. Structured values cross as UTF-8
 //! JSON; a buffer is freed by the side that allocated it ([`PluginTable::buffer_free`] for
 //! buffers the plugin returns). Output lines cross as batches of [`RawLine`]s, the hot path.
 //! Every function catches panics: a panic becomes an error value and the host process lives on.
@@ -30,8 +33,9 @@ use std::sync::OnceLock;
 /// The major version of the ABI: the layout of [`AbiHeader`] and of the first [`PluginTable`].
 pub const ABI_VERSION: u32 = 1;
 
-/// How many optional slots this crate's table has after the functions of 1.0.
-pub const ABI_MINOR: u32 = 0;
+/// How many additions ABI 1 has had since 1.0, each optional: 1.1 added [`ENTRY_AT_SYMBOL`].
+/// Which slots a table has is told by its header's `table_size`, not by this number.
+pub const ABI_MINOR: u32 = 1;
 
 /// The exported [`AbiHeader`] static's name, NUL-terminated for `dlsym`.
 pub const HEADER_SYMBOL: &[u8] = b"buildvise_plugin_abi\0";
@@ -41,6 +45,15 @@ pub const ENTRY_SYMBOL: &[u8] = b"buildvise_plugin_entry\0";
 
 /// The signature of [`ENTRY_SYMBOL`].
 pub type EntryFn = unsafe extern "C" fn() -> *const PluginTable;
+
+/// The exported function giving the table of the plugin at an index (since ABI 1.1).
+pub const ENTRY_AT_SYMBOL: &[u8] = b"buildvise_plugin_entry_at\0";
+
+/// The signature of [`ENTRY_AT_SYMBOL`]: the table of plugin `index`, null past the last.
+pub type EntryAtFn = unsafe extern "C" fn(index: u32) -> *const PluginTable;
+
+/// The most plugins one library exports: a host asks for no index past it.
+pub const MAX_PLUGINS: usize = 8;
 
 /// The size of the table of ABI 1.0, which every plugin of major 1 has at least.
 pub const TABLE_SIZE_1_0: u32 = size_of::<PluginTable>() as u32;
@@ -163,28 +176,50 @@ pub struct PluginTable {
     pub buffer_free: unsafe extern "C" fn(buf: RawBuf),
 }
 
-static PLUGIN: OnceLock<Result<Box<dyn Plugin>, String>> = OnceLock::new();
+/// The library's plugins, in the order `export_plugins!` names them, each built once, or why its
+/// constructor failed.
+static PLUGINS: OnceLock<Vec<Result<Box<dyn Plugin>, String>>> = OnceLock::new();
 
-static TABLE: PluginTable = PluginTable {
-    manifest: ffi_manifest,
-    plan: ffi_plan,
-    parser_new: ffi_parser_new,
-    format_parser_new: ffi_format_parser_new,
-    parser_feed: ffi_parser_feed,
-    parser_finish: ffi_parser_finish,
-    parser_progress: ffi_parser_progress,
-    parser_free: ffi_parser_free,
-    buffer_free: ffi_buffer_free,
-};
+/// One table per index. The functions that act for a plugin (its manifest, plans and parsers)
+/// know it by the index they were made for; a parser's handle carries its own state.
+static TABLES: [PluginTable; MAX_PLUGINS] =
+    [table::<0>(), table::<1>(), table::<2>(), table::<3>(), table::<4>(), table::<5>(), table::<6>(), table::<7>()];
 
-/// Called by `export_plugin!`'s entry symbol: builds the plugin once and returns the table.
+const fn table<const N: usize>() -> PluginTable {
+    PluginTable {
+        manifest: ffi_manifest::<N>,
+        plan: ffi_plan::<N>,
+        parser_new: ffi_parser_new::<N>,
+        format_parser_new: ffi_format_parser_new::<N>,
+        parser_feed: ffi_parser_feed,
+        parser_finish: ffi_parser_finish,
+        parser_progress: ffi_parser_progress,
+        parser_free: ffi_parser_free,
+        buffer_free: ffi_buffer_free,
+    }
+}
+
+/// A plugin of type `P`, as `export_plugins!` makes each.
 #[doc(hidden)]
-pub fn install(make: fn() -> Box<dyn Plugin>) -> *const PluginTable {
-    PLUGIN.get_or_init(|| {
+pub fn make<P: Plugin + Default + 'static>() -> Box<dyn Plugin> {
+    Box::new(P::default())
+}
+
+/// Called by `export_plugins!`'s entry symbols: builds the library's plugins once and returns
+/// the table of the one at `index`, or null past the last.
+#[doc(hidden)]
+pub fn install(makers: &[fn() -> Box<dyn Plugin>], index: u32) -> *const PluginTable {
+    let plugins = PLUGINS.get_or_init(|| {
         quiet_panics();
-        catch_unwind(make).map_err(|p| format!("plugin constructor panicked: {}", panic_text(&*p)))
+        let built = |make: &fn() -> Box<dyn Plugin>| {
+            catch_unwind(*make).map_err(|p| format!("plugin constructor panicked: {}", panic_text(&*p)))
+        };
+        makers.iter().take(MAX_PLUGINS).map(built).collect()
     });
-    &TABLE
+    match usize::try_from(index) {
+        Ok(index) if index < plugins.len() => &TABLES[index],
+        _ => std::ptr::null(),
+    }
 }
 
 thread_local! {
@@ -202,8 +237,8 @@ fn quiet_panics() {
     }));
 }
 
-fn plugin() -> Result<&'static dyn Plugin, String> {
-    match PLUGIN.get() {
+fn plugin(index: usize) -> Result<&'static dyn Plugin, String> {
+    match PLUGINS.get().and_then(|plugins| plugins.get(index)) {
         Some(Ok(plugin)) => Ok(plugin.as_ref()),
         Some(Err(message)) => Err(message.clone()),
         None => Err("plugin used before its entry symbol was called".to_string()),
@@ -247,16 +282,16 @@ fn parse_json<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Res
     serde_json::from_slice(bytes).map_err(|e| format!("host sent an invalid {what}: {e}"))
 }
 
-unsafe extern "C" fn ffi_manifest() -> RawOutcome {
-    guarded("manifest", || json(&plugin()?.manifest()))
+unsafe extern "C" fn ffi_manifest<const N: usize>() -> RawOutcome {
+    guarded("manifest", || json(&plugin(N)?.manifest()))
 }
 
-unsafe extern "C" fn ffi_plan(request: RawSlice) -> RawOutcome {
+unsafe extern "C" fn ffi_plan<const N: usize>(request: RawSlice) -> RawOutcome {
     // SAFETY: the host lends the request for the duration of this call.
     let bytes = unsafe { request.as_bytes() };
     guarded("plan", || {
         let request: PlanRequest = parse_json(bytes, "plan request")?;
-        json(&plugin()?.plan(&request)?)
+        json(&plugin(N)?.plan(&request)?)
     })
 }
 
@@ -275,19 +310,23 @@ unsafe fn slot<'a>(parser: *mut c_void) -> Option<&'a mut ParserSlot> {
     unsafe { parser.cast::<ParserSlot>().as_mut() }
 }
 
-unsafe extern "C" fn ffi_parser_new(context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
+unsafe extern "C" fn ffi_parser_new<const N: usize>(context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
     // SAFETY: the host lends the context for the duration of this call.
     let bytes = unsafe { context.as_bytes() };
     // SAFETY: the host passes a valid out-pointer or null.
     unsafe {
         new_parser("parser_new", out, || {
             let context: ParseContext = parse_json(bytes, "parse context")?;
-            Ok(plugin()?.parser(&context))
+            Ok(plugin(N)?.parser(&context))
         })
     }
 }
 
-unsafe extern "C" fn ffi_format_parser_new(format: RawSlice, context: RawSlice, out: *mut *mut c_void) -> RawOutcome {
+unsafe extern "C" fn ffi_format_parser_new<const N: usize>(
+    format: RawSlice,
+    context: RawSlice,
+    out: *mut *mut c_void,
+) -> RawOutcome {
     // SAFETY: the host lends both for the duration of this call.
     let (format, bytes) = unsafe { (format.as_bytes(), context.as_bytes()) };
     // SAFETY: the host passes a valid out-pointer or null.
@@ -295,7 +334,9 @@ unsafe extern "C" fn ffi_format_parser_new(format: RawSlice, context: RawSlice, 
         new_parser("format_parser_new", out, || {
             let format = std::str::from_utf8(format).map_err(|_| "host sent a format name that is not UTF-8")?;
             let context: ParseContext = parse_json(bytes, "parse context")?;
-            plugin()?.format_parser(format, &context).ok_or_else(|| format!("this plugin exports no format `{format}`"))
+            plugin(N)?
+                .format_parser(format, &context)
+                .ok_or_else(|| format!("this plugin exports no format `{format}`"))
         })
     }
 }
@@ -426,6 +467,21 @@ unsafe extern "C" fn ffi_buffer_free(buf: RawBuf) {
 #[macro_export]
 macro_rules! export_plugin {
     ($plugin:ty) => {
+        $crate::export_plugins!($plugin);
+    };
+}
+
+/// Exports several [`Plugin`]s from one library (at most [`MAX_PLUGINS`]), in the order named:
+/// what a library holding a family of plugins uses, so that they share one copy of std and of
+/// the crates they all use. Each type must implement `Default`. A host of ABI 1.0 loads only
+/// the first.
+///
+/// ```ignore
+/// buildvise_plugin_api::export_plugins!(CargoPlugin, NpmPlugin);
+/// ```
+#[macro_export]
+macro_rules! export_plugins {
+    ($($plugin:ty),+ $(,)?) => {
         #[cfg(panic = "abort")]
         compile_error!(
             "buildvise plugins must be built with panic = \"unwind\": the host catches a plugin's panics, and \
@@ -433,18 +489,26 @@ macro_rules! export_plugin {
              the profile that builds this plugin"
         );
 
-        /// The plugin's ABI version and table size, read by the host before it calls anything.
+        const _: () = assert!(
+            [$(stringify!($plugin)),+].len() <= $crate::abi::MAX_PLUGINS,
+            "a library exports at most buildvise_plugin_api::abi::MAX_PLUGINS plugins"
+        );
+
+        /// The plugins' ABI version and table size, read by the host before it calls anything.
         #[unsafe(no_mangle)]
         #[allow(non_upper_case_globals)]
         pub static buildvise_plugin_abi: $crate::abi::AbiHeader = $crate::abi::AbiHeader::CURRENT;
 
-        /// The buildvise plugin entry point.
+        /// The table of the plugin at `index`, null past the last.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn buildvise_plugin_entry_at(index: u32) -> *const $crate::abi::PluginTable {
+            $crate::abi::install(&[$($crate::abi::make::<$plugin>),+], index)
+        }
+
+        /// The first plugin's table, for a host of ABI 1.0.
         #[unsafe(no_mangle)]
         pub extern "C" fn buildvise_plugin_entry() -> *const $crate::abi::PluginTable {
-            fn make() -> ::std::boxed::Box<dyn $crate::Plugin> {
-                ::std::boxed::Box::new(<$plugin as ::std::default::Default>::default())
-            }
-            $crate::abi::install(make)
+            buildvise_plugin_entry_at(0)
         }
     };
 }
@@ -483,6 +547,25 @@ mod tests {
         }
     }
 
+    /// A second plugin in the same library, known by its manifest alone.
+    #[derive(Default)]
+    struct Second;
+
+    impl Plugin for Second {
+        fn manifest(&self) -> Manifest {
+            Manifest::new("second", "2", Vec::new())
+        }
+        fn plan(&self, _: &PlanRequest) -> Result<CommandPlan, String> {
+            Err("no tools either".into())
+        }
+        fn parser(&self, _: &ParseContext) -> Box<dyn Parser> {
+            Box::new(EchoParser(Vec::new()))
+        }
+    }
+
+    /// The library these tests make: the first call to `install` builds it for the process.
+    const MAKERS: &[fn() -> Box<dyn Plugin>] = &[make::<Echo>, make::<Second>];
+
     fn line(stream: u32, number: u64, bytes: &'static [u8]) -> RawLine {
         RawLine { stream, number, bytes: RawSlice::new(bytes) }
     }
@@ -490,7 +573,7 @@ mod tests {
     /// Feeds each batch to a new parser, in order; the status of each feed, and what the parser
     /// reports or the error it failed with.
     fn feed(batches: &[&[RawLine]]) -> (Vec<u32>, Result<Vec<String>, String>) {
-        let table = install(|| Box::new(Echo));
+        let table = install(MAKERS, 0);
         // SAFETY: the table is this crate's own; the handle is used once and freed; the lines
         // and their bytes live across the calls that are lent them.
         unsafe {
@@ -538,6 +621,25 @@ mod tests {
     fn the_header_says_the_table_of_1_0_is_nine_functions() {
         let pointer = size_of::<*const u8>();
         assert_eq!(TABLE_SIZE_1_0 as usize, 9 * pointer);
-        assert_eq!(AbiHeader::CURRENT, AbiHeader { abi_version: 1, abi_minor: 0, table_size: TABLE_SIZE_1_0 });
+        assert_eq!(AbiHeader::CURRENT, AbiHeader { abi_version: 1, abi_minor: 1, table_size: TABLE_SIZE_1_0 });
+    }
+
+    #[test]
+    fn each_plugin_of_a_library_answers_from_its_own_table_and_none_is_past_the_last() {
+        let name = |index: u32| {
+            let table = install(MAKERS, index);
+            // SAFETY: a non-null table is one of this crate's statics; the buffer is freed once.
+            unsafe {
+                let table = table.as_ref()?;
+                let outcome = (table.manifest)();
+                let manifest: Manifest = serde_json::from_slice(outcome.buf.as_bytes()).expect("a manifest");
+                (table.buffer_free)(outcome.buf);
+                Some(manifest.name)
+            }
+        };
+        assert_eq!(
+            [name(0), name(1), name(2), name(u32::MAX)],
+            [Some("echo".into()), Some("second".into()), None, None]
+        );
     }
 }

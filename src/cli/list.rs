@@ -51,8 +51,8 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     Ok(if plugins.is_empty() { 1 } else { 0 })
 }
 
-/// A `plugins:` section naming each plugin's library; with none, the directories searched and
-/// the ways to get plugins.
+/// A `plugins:` section naming each library and the plugins it holds (the one buildvise ships
+/// holds five); with none, the directories searched and the ways to get plugins.
 fn origins_text(origins: &[LoadedPlugin], searched: &[PathBuf], home: Option<&Path>) -> String {
     let mut text = String::new();
     if origins.is_empty() {
@@ -68,9 +68,17 @@ fn origins_text(origins: &[LoadedPlugin], searched: &[PathBuf], home: Option<&Pa
         return text;
     }
     text.push_str("plugins:\n");
-    let width = origins.iter().map(|o| o.name.len()).max().unwrap_or(0);
+    let mut libraries: Vec<(&Path, Vec<&str>)> = Vec::new();
     for o in origins {
-        let _ = writeln!(text, "  {:width$}  {}", o.name, shown(&o.path, home));
+        match libraries.iter_mut().find(|(path, _)| *path == o.path) {
+            Some((_, names)) => names.push(&o.name),
+            None => libraries.push((&o.path, vec![&o.name])),
+        }
+    }
+    let libraries: Vec<(&Path, String)> = libraries.into_iter().map(|(path, names)| (path, names.join(", "))).collect();
+    let width = libraries.iter().map(|(_, names)| names.len()).max().unwrap_or(0);
+    for (path, names) in libraries {
+        let _ = writeln!(text, "  {names:width$}  {}", shown(path, home));
     }
     text
 }
@@ -90,21 +98,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_each_plugins_library_in_a_section_of_its_own() {
+    fn names_each_library_and_its_plugins_in_a_section_of_its_own() {
         let plugin = |name: &str, path: &str| LoadedPlugin {
             name: name.to_string(),
             version: "0.1.0".to_string(),
             path: PathBuf::from(path),
         };
-        let origins = [
-            plugin("cargo", "/home/me/.local/lib/buildvise/plugins/libbuildvise_plugin_cargo.so"),
-            plugin("npm", "/opt/buildvise/libbuildvise_plugin_npm.so"),
-        ];
+        let shipped = "/home/me/.local/lib/buildvise/plugins/libbuildvise_plugin_toolchains.so";
+        let origins =
+            [plugin("cargo", shipped), plugin("npm", shipped), plugin("x", "/opt/buildvise/libbuildvise_plugin_x.so")];
         let text = origins_text(&origins, &[], Some(Path::new("/home/me")));
         assert_eq!(
             text,
-            "plugins:\n  cargo  ~/.local/lib/buildvise/plugins/libbuildvise_plugin_cargo.so\n  \
-             npm    /opt/buildvise/libbuildvise_plugin_npm.so\n"
+            "plugins:\n  cargo, npm  ~/.local/lib/buildvise/plugins/libbuildvise_plugin_toolchains.so\n  \
+             x           /opt/buildvise/libbuildvise_plugin_x.so\n"
         );
     }
 

@@ -1,4 +1,4 @@
-//! What each plugin library said it offers, kept in the private store, so that a one-shot command
+//! What each plugin library said it offers (the manifest of each plugin it holds), kept in the private store, so that a one-shot command
 //! loads only the library its call uses.
 //!
 //! Loading a library costs a millisecond or more (relocations, initialisers), and a command that
@@ -83,8 +83,9 @@ struct Saved {
 struct Entry {
     path: PathBuf,
     stamp: Stamp,
-    manifest: Manifest,
-    /// For a manifest that marks a tool unavailable: PATH when it was read.
+    /// One per plugin the library holds, in its order.
+    manifests: Vec<Manifest>,
+    /// For manifests that mark a tool unavailable: PATH when they were read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     around: Option<PathStamp>,
 }
@@ -127,25 +128,25 @@ impl ManifestCache {
         self.around.get_or_init(|| path_stamp(self.path.as_ref()))
     }
 
-    /// The manifest of the library at `path`, if it was read from this very file before (and,
-    /// if it marks a tool unavailable, with PATH as it is now).
-    pub fn get(&mut self, path: &Path, stamp: Stamp) -> Option<Manifest> {
+    /// The manifests of the library at `path`, if they were read from this very file before
+    /// (and, if one marks a tool unavailable, with PATH as it is now).
+    pub fn get(&mut self, path: &Path, stamp: Stamp) -> Option<Vec<Manifest>> {
         let entry = self.known.get(path)?;
         if entry.stamp != stamp || entry.around.as_ref().is_some_and(|around| around != self.around()) {
             return None;
         }
         let entry = entry.clone();
-        let manifest = entry.manifest.clone();
+        let manifests = entry.manifests.clone();
         self.seen.push(entry);
-        Some(manifest)
+        Some(manifests)
     }
 
-    /// Records the manifest just read from the library at `path`.
-    pub fn remember(&mut self, path: &Path, stamp: Stamp, manifest: &Manifest) {
+    /// Records the manifests just read from the library at `path`.
+    pub fn remember(&mut self, path: &Path, stamp: Stamp, manifests: Vec<Manifest>) {
         self.changed = true;
-        let unavailable = manifest.tools.iter().any(|t| t.unavailable.is_some());
+        let unavailable = manifests.iter().flat_map(|m| &m.tools).any(|t| t.unavailable.is_some());
         let around = unavailable.then(|| self.around().clone());
-        self.seen.push(Entry { path: path.to_path_buf(), stamp, manifest: manifest.clone(), around });
+        self.seen.push(Entry { path: path.to_path_buf(), stamp, manifests, around });
     }
 
     /// Writes what this process found, when it is not what was read: a library added, changed or
@@ -178,11 +179,11 @@ mod tests {
 
         let mut cache = ManifestCache::open(Some(file.clone()));
         assert_eq!(cache.get(&lib, stamp), None);
-        cache.remember(&lib, stamp, &manifest("x"));
+        cache.remember(&lib, stamp, vec![manifest("x"), manifest("y")]);
         cache.save();
 
         let mut cache = ManifestCache::open(Some(file.clone()));
-        assert_eq!(cache.get(&lib, stamp), Some(manifest("x")));
+        assert_eq!(cache.get(&lib, stamp), Some(vec![manifest("x"), manifest("y")]));
 
         // Rewritten in place: same inode, another size and times.
         std::fs::write(&lib, b"other").unwrap();
@@ -214,10 +215,10 @@ mod tests {
         let unsettled = Manifest::new("x", "1.0.0", vec![spec]);
 
         let mut cache = ManifestCache::open_with_path(Some(file.clone()), path.clone());
-        cache.remember(&lib, stamp, &unsettled);
+        cache.remember(&lib, stamp, vec![manifest("settled"), unsettled.clone()]);
         cache.save();
         let mut cache = ManifestCache::open_with_path(Some(file.clone()), path.clone());
-        assert_eq!(cache.get(&lib, stamp), Some(unsettled.clone()));
+        assert_eq!(cache.get(&lib, stamp), Some(vec![manifest("settled"), unsettled.clone()]));
         cache.save();
 
         // Another PATH, or a program installed in one of its directories: read anew.

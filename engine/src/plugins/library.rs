@@ -1,9 +1,9 @@
 //! One loaded plugin library: the only place the host calls through the C ABI, and one of the two
 //! places in the host allowed `unsafe` (the other is `run::guard`, which forks).
 //!
-//! Everything unsafe about plugins lives here: reading the ABI header, resolving the entry symbol,
-//! reading the function table (never past the table of 1.0, which the header says it covers), and
-//! moving buffers across. The rest of the host sees [`PluginLibrary`] and [`ParserHandle`].
+//! Everything unsafe about plugins lives here: reading the ABI header, resolving the entry symbols,
+//! reading the function tables (never past the table of 1.0, which the header says it covers),
+//! and moving buffers across. The rest of the host sees [`PluginLibrary`] and [`ParserHandle`].
 #![allow(unsafe_code)]
 
 use buildvise_plugin_api::abi::{self, AbiHeader, PluginTable, RawLine, RawOutcome, RawSlice};
@@ -27,6 +27,8 @@ pub enum LoadError {
     TableSize { found: u32, expected: u32 },
     #[error("its manifest could not be read: {0}")]
     Manifest(String),
+    #[error("it holds {found} plugins, and no plugin number {index}")]
+    NoSuchPlugin { index: usize, found: usize },
 }
 
 /// A call into a plugin that did not give a usable answer: the plugin's own message (a refused
@@ -43,40 +45,38 @@ pub enum PluginError {
     Changed { path: PathBuf },
 }
 
-/// A loaded plugin. The library is never unloaded, on any path (unloading Rust libraries with
-/// thread-locals is not safe, and a library whose code ran may have left threads or handlers
-/// behind), so its table stays valid for the life of the process.
+/// A loaded plugin: one of the plugins its library exports (most export one; the library
+/// buildvise ships exports five). The library is never unloaded, on any path (unloading Rust
+/// libraries with thread-locals is not safe, and a library whose code ran may have left threads
+/// or handlers behind), so its table stays valid for the life of the process.
 pub struct PluginLibrary {
     pub path: PathBuf,
+    /// Which of the library's plugins this is, from 0.
+    pub index: usize,
     pub manifest: Manifest,
     table: &'static PluginTable,
 }
 
 impl PluginLibrary {
-    pub fn load(path: &Path) -> Result<Arc<Self>, LoadError> {
-        // SAFETY: loading runs the library's initialisers; plugin libraries are code the operator
-        // installed (never a project's), the same trust as the buildvise binary itself.
-        let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open(e.to_string()))?;
-        // Its initialisers ran: from here on it stays loaded, whatever the checks below decide.
-        let library: &'static libloading::Library = Box::leak(Box::new(library));
-        // SAFETY: the symbol, when present, is a static `AbiHeader`, whose layout every ABI
-        // version keeps.
-        let header = unsafe { library.get::<*const AbiHeader>(abi::HEADER_SYMBOL) }.map_err(|_| LoadError::NoEntry)?;
-        // SAFETY: the symbol's address points at the static, mapped for the life of the process.
-        let header = unsafe { (*header).read_unaligned() };
-        check_header(&header)?;
-        // SAFETY: the symbol's type is fixed by ABI 1, whose major the header just confirmed.
-        let entry = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }.map_err(|_| LoadError::NoEntry)?;
-        // SAFETY: calling the entry function is how a plugin is initialised; it catches panics.
-        let table = unsafe { entry() };
-        // SAFETY: a non-null table is a static of the library, at least as large as the table of
-        // 1.0 (checked above), which is all this host reads of it; the library is never unloaded.
-        let table: &'static PluginTable = unsafe { table.as_ref() }.ok_or(LoadError::NoEntry)?;
+    /// Every plugin the library at `path` exports, in its order.
+    pub fn load(path: &Path) -> Result<Vec<Arc<Self>>, LoadError> {
+        let tables = tables(path)?;
+        tables.into_iter().enumerate().map(|(index, table)| Self::read(path, index, table)).collect()
+    }
+
+    /// The plugin at `index` of the library at `path`; the others' manifests are not asked for.
+    pub fn load_one(path: &Path, index: usize) -> Result<Arc<Self>, LoadError> {
+        let tables = tables(path)?;
+        let table = *tables.get(index).ok_or(LoadError::NoSuchPlugin { index, found: tables.len() })?;
+        Self::read(path, index, table)
+    }
+
+    fn read(path: &Path, index: usize, table: &'static PluginTable) -> Result<Arc<Self>, LoadError> {
         // SAFETY: manifest takes no arguments and returns an owned buffer.
         let manifest_json = take(table, unsafe { (table.manifest)() }).map_err(LoadError::Manifest)?;
         let manifest: Manifest =
             serde_json::from_slice(&manifest_json).map_err(|e| LoadError::Manifest(e.to_string()))?;
-        Ok(Arc::new(PluginLibrary { path: path.to_path_buf(), manifest, table }))
+        Ok(Arc::new(PluginLibrary { path: path.to_path_buf(), index, manifest, table }))
     }
 
     pub fn plan(&self, request: &PlanRequest) -> Result<CommandPlan, PluginError> {
@@ -118,6 +118,43 @@ impl PluginLibrary {
     fn bad_answer(&self, what: &'static str, detail: impl ToString) -> PluginError {
         PluginError::BadAnswer { plugin: self.manifest.name.clone(), what, detail: detail.to_string() }
     }
+}
+
+/// Loads the library at `path` (once per process: the loader shares a library opened twice) and
+/// returns the table of each plugin it exports.
+fn tables(path: &Path) -> Result<Vec<&'static PluginTable>, LoadError> {
+    // SAFETY: loading runs the library's initialisers; plugin libraries are code the operator
+    // installed (never a project's), the same trust as the buildvise binary itself.
+    let library = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open(e.to_string()))?;
+    // Its initialisers ran: from here on it stays loaded, whatever the checks below decide.
+    let library: &'static libloading::Library = Box::leak(Box::new(library));
+    // SAFETY: the symbol, when present, is a static `AbiHeader`, whose layout every ABI
+    // version keeps.
+    let header = unsafe { library.get::<*const AbiHeader>(abi::HEADER_SYMBOL) }.map_err(|_| LoadError::NoEntry)?;
+    // SAFETY: the symbol's address points at the static, mapped for the life of the process.
+    let header = unsafe { (*header).read_unaligned() };
+    check_header(&header)?;
+    // SAFETY: both entry symbols' types are fixed by ABI 1, whose major the header just confirmed.
+    let entry_at = unsafe { library.get::<abi::EntryAtFn>(abi::ENTRY_AT_SYMBOL) };
+    let tables: Vec<*const PluginTable> = match entry_at {
+        Ok(entry_at) => (0..abi::MAX_PLUGINS as u32)
+            // SAFETY: calling an entry function is how plugins are initialised; it catches
+            // panics, and answers null past the library's last plugin.
+            .map(|index| unsafe { entry_at(index) })
+            .take_while(|table| !table.is_null())
+            .collect(),
+        // A library of ABI 1.0, which holds one plugin.
+        Err(_) => {
+            // SAFETY: as for `buildvise_plugin_entry_at`.
+            let entry = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }.map_err(|_| LoadError::NoEntry)?;
+            // SAFETY: as for `buildvise_plugin_entry_at(0)`.
+            vec![unsafe { entry() }]
+        }
+    };
+    // SAFETY: a non-null table is a static of the library, at least as large as the table of
+    // 1.0 (checked above), which is all this host reads of it; the library is never unloaded.
+    let tables: Option<Vec<&'static PluginTable>> = tables.into_iter().map(|t| unsafe { t.as_ref() }).collect();
+    tables.filter(|t| !t.is_empty()).ok_or(LoadError::NoEntry)
 }
 
 fn check_header(header: &AbiHeader) -> Result<(), LoadError> {

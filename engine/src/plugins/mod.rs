@@ -42,25 +42,34 @@ pub struct Clash {
 /// A plugin found on disk: what its manifest offers, and its library once a call needs it.
 pub struct Plugin {
     pub path: PathBuf,
+    /// Which of the library's plugins this is.
+    index: usize,
     pub manifest: Manifest,
     library: OnceLock<Result<Arc<PluginLibrary>, PluginError>>,
 }
 
 impl Plugin {
     fn loaded(library: Arc<PluginLibrary>) -> Self {
-        Plugin { path: library.path.clone(), manifest: library.manifest.clone(), library: OnceLock::from(Ok(library)) }
+        Plugin {
+            path: library.path.clone(),
+            index: library.index,
+            manifest: library.manifest.clone(),
+            library: OnceLock::from(Ok(library)),
+        }
     }
 
-    fn known(path: &Path, manifest: Manifest) -> Self {
-        Plugin { path: path.to_path_buf(), manifest, library: OnceLock::new() }
+    fn known(path: &Path, index: usize, manifest: Manifest) -> Self {
+        Plugin { path: path.to_path_buf(), index, manifest, library: OnceLock::new() }
     }
 
     /// The library, loaded on first use. A library that no longer gives the manifest it was
     /// known by is refused: what was listed is what runs.
     pub fn library(&self) -> Result<&Arc<PluginLibrary>, PluginError> {
         let loaded = self.library.get_or_init(|| {
-            let library = PluginLibrary::load(&self.path)
-                .map_err(|e| PluginError::Load { path: self.path.clone(), reason: e.to_string() })?;
+            let library = PluginLibrary::load_one(&self.path, self.index).map_err(|e| match e {
+                LoadError::NoSuchPlugin { .. } => PluginError::Changed { path: self.path.clone() },
+                e => PluginError::Load { path: self.path.clone(), reason: e.to_string() },
+            })?;
             if library.manifest != self.manifest {
                 return Err(PluginError::Changed { path: self.path.clone() });
             }
@@ -147,17 +156,22 @@ impl Registry {
     fn find(&mut self, path: &Path, cache: &mut ManifestCache, loading: Loading) {
         let stamp = Stamp::of(path);
         if loading == Loading::OnUse
-            && let Some(manifest) = stamp.and_then(|stamp| cache.get(path, stamp))
+            && let Some(manifests) = stamp.and_then(|stamp| cache.get(path, stamp))
         {
-            self.add(Arc::new(Plugin::known(path, manifest)));
+            for (index, manifest) in manifests.into_iter().enumerate() {
+                self.add(Arc::new(Plugin::known(path, index, manifest)));
+            }
             return;
         }
         match PluginLibrary::load(path) {
-            Ok(library) => {
+            Ok(plugins) => {
                 if let Some(stamp) = stamp {
-                    cache.remember(path, stamp, &library.manifest);
+                    let manifests: Vec<Manifest> = plugins.iter().map(|p| p.manifest.clone()).collect();
+                    cache.remember(path, stamp, manifests);
                 }
-                self.add(Arc::new(Plugin::loaded(library)));
+                for plugin in plugins {
+                    self.add(Arc::new(Plugin::loaded(plugin)));
+                }
             }
             Err(e) => self.failures.push(LoadFailure { path: path.to_path_buf(), reason: e.to_string() }),
         }
