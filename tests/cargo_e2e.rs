@@ -5,13 +5,13 @@
 
 mod common;
 
-use common::{Sandbox, cargo_plugin, junit_cases, run_id};
+use common::{Sandbox, junit_cases, run_id, toolchains};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::Path;
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&[cargo_plugin()])
+    Sandbox::new(&[toolchains()])
 }
 
 fn cwd_arg(dir: &Path) -> String {

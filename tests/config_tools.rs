@@ -6,7 +6,7 @@
 mod common;
 
 use common::mcp::connect;
-use common::{Sandbox, cargo_plugin, codes, findings, run_id, runs};
+use common::{Sandbox, codes, findings, run_id, runs, toolchains};
 use serde_json::json;
 use std::path::Path;
 
@@ -31,7 +31,7 @@ const RUSTC_TOOL: &str =
 
 #[test]
 fn a_tool_with_patterns_runs_its_argv_with_the_call_args_and_reads_its_findings() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.project_with_config("checked", CHECKER);
     let exec = sb.run(["exec", "ci.check", "--cwd", cwd(&dir), "--json", "--", "width"]);
     exec.expect_code(2);
@@ -60,7 +60,7 @@ fn a_tool_with_patterns_runs_its_argv_with_the_call_args_and_reads_its_findings(
 
 #[test]
 fn a_tool_reads_its_output_through_a_format_a_plugin_exports() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("broken");
     std::fs::write(dir.join("buildvise.toml"), RUSTC_TOOL).expect("write buildvise.toml");
     let exec = sb.run(["exec", "rs.check", "--cwd", cwd(&dir), "--json"]);
@@ -77,7 +77,7 @@ fn a_tool_reads_its_output_through_a_format_a_plugin_exports() {
 
 #[test]
 fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let unknown = sb.project_with_config("unknown", "[tools.lint]\nrun = [\"true\"]\nformats = [\"eslnt\"]\n");
     let exec = sb.run(["exec", "lint", "--cwd", cwd(&unknown)]);
     exec.expect_code(125);
@@ -96,7 +96,7 @@ fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
     exec.expect_code(125);
     assert!(
         exec.stderr.contains("`tools.\"cargo.build\"` has the name of a tool of the plugin ")
-            && exec.stderr.contains("buildvise_plugin_cargo"),
+            && exec.stderr.contains("buildvise_plugin_toolchains"),
         "names both:{exec}"
     );
 
@@ -113,7 +113,7 @@ fn mistakes_in_a_tool_definition_name_the_file_and_the_key() {
 /// `list` names every problem with its file and key.
 #[test]
 fn a_mistake_leaves_out_only_what_it_concerns() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.project_with_config(
         "partly",
         "allow_mutating = true\n[tools.good]\nrun = [\"echo\", \"fine\"]\n\
@@ -136,7 +136,7 @@ fn a_mistake_leaves_out_only_what_it_concerns() {
 
 #[test]
 fn a_projects_tools_obey_what_the_operator_set() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     sb.user_config("read_only = true\ndisable = [\"ci.*\"]\nmax_timeout_secs = 1\n");
     let dir = sb.project_with_config(
         "narrowed",
@@ -158,7 +158,7 @@ fn a_projects_tools_obey_what_the_operator_set() {
 
 #[test]
 fn a_mutating_tool_needs_consent() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.project_with_config("mutating", "[tools.\"fix.all\"]\nrun = [\"touch\", \"fixed\"]\nmutates = true\n");
     let exec = sb.run(["exec", "fix.all", "--cwd", cwd(&dir)]);
     exec.expect_code(125);
@@ -170,7 +170,7 @@ fn a_mutating_tool_needs_consent() {
 
 #[tokio::test]
 async fn over_mcp_a_projects_tools_are_listed_for_its_cwd_and_run_with_patterns_or_formats() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.project_with_config("served", CHECKER);
     let session = connect(&sb, &[]).await;
     let (list, structured) = session.ok(json!({"action": "list", "cwd": cwd(&dir)})).await;
@@ -200,7 +200,7 @@ async fn over_mcp_a_projects_tools_are_listed_for_its_cwd_and_run_with_patterns_
 /// rest.
 #[test]
 fn a_flood_that_no_parser_explains_points_at_the_lines_that_read_like_failures() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let script = "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); \
                   if [ $((i % 3000)) -eq 0 ] && [ $i -le 21000 ]; then echo \"case $i: expected 42, got 41\"; \
                   else echo \"case $i: ok\"; fi; done; echo 'cases: 0 errors, 7 failed'; exit 1";

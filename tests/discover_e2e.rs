@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Sandbox, cargo_plugin, copy_tree, root};
+use common::{Sandbox, copy_tree, root, toolchains};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -126,7 +126,7 @@ const LEGACY_GIT_STATUS: &str = "call_abc";
 
 #[test]
 fn the_commands_buildvise_would_have_run_are_counted_with_their_output_tokens() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let homes = default_homes(&sb);
     let out = outputs(&homes);
     let answer = discover(&sb, &homes, &["--json"]).expect_code(0).json();
@@ -164,7 +164,7 @@ fn the_commands_buildvise_would_have_run_are_counted_with_their_output_tokens() 
 
 #[test]
 fn the_text_answer_is_short() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let homes = default_homes(&sb);
     let text = discover(&sb, &homes, &[]).expect_code(0).text();
     insta::assert_snapshot!("discover_text", text);
@@ -172,7 +172,7 @@ fn the_text_answer_is_short() {
 
 #[test]
 fn the_clients_own_variables_move_the_transcripts_and_filters_narrow_them() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let (claude, codex) = (sb.work().join("elsewhere/claude"), sb.work().join("elsewhere/codex"));
     let project = provision(&sb, &claude, &codex);
     let homes = Homes { home: sb.work().join("empty-home"), project };
@@ -198,7 +198,7 @@ fn the_clients_own_variables_move_the_transcripts_and_filters_narrow_them() {
 
 #[test]
 fn without_transcripts_it_says_where_it_looked() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let homes = Homes { home: sb.work().join("nobody"), project: sb.work() };
     let text = discover(&sb, &homes, &[]).expect_code(0).text();
     assert!(text.starts_with("no transcripts of Claude Code or Codex in "), "{text}");
@@ -207,7 +207,7 @@ fn without_transcripts_it_says_where_it_looked() {
 
 #[test]
 fn a_since_it_cannot_read_is_an_error_that_says_what_to_send() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let homes = default_homes(&sb);
     let run = discover(&sb, &homes, &["--since", "last tuesday"]);
     run.expect_code(125);

@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::{Sandbox, plugin, root, run_command, run_id};
+use common::{Sandbox, root, run_command, run_id, toolchains};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&[plugin("dotnet")])
+    Sandbox::new(&[toolchains()])
 }
 
 /// The stand-in SDK. It writes `argv` (one argument a line), `env` and `cwd` next to itself.

@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::{Sandbox, plugin, test_plugins};
+use common::{Sandbox, test_plugins, toolchains};
 use std::fmt::Write;
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&[test_plugins(), plugin("npm")])
+    Sandbox::new(&[test_plugins(), toolchains()])
 }
 
 /// The exit code and stderr of `args`, with the sandbox's paths and run ids made stable.

@@ -9,7 +9,7 @@ mod common;
 
 use buildvise_engine::history::fingerprint;
 use buildvise_plugin_api::Diagnostic;
-use common::{Sandbox, plugin, root};
+use common::{Sandbox, root, toolchains};
 use regex::{Captures, Regex};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ fn case_dirs(root: &Path) -> Vec<PathBuf> {
 }
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&["cargo", "npm", "pytest", "dotnet", "generic"].map(plugin))
+    Sandbox::new(&[toolchains()])
 }
 
 /// The diagnostics `buildvise parse` finds in `log`, a variant of `case`'s.

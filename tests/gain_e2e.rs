@@ -6,7 +6,7 @@
 mod common;
 
 use common::mcp::{connect, wait_for};
-use common::{Sandbox, cargo_plugin, run_id};
+use common::{Sandbox, run_id, toolchains};
 use serde_json::{Value, json};
 
 /// A tool of the project's own: a script printing a build's worth of lines, one error and one
@@ -78,7 +78,7 @@ fn only_sums(value: &Value) -> Value {
 
 #[tokio::test]
 async fn gain_counts_exactly_the_raw_logs_and_the_answers_the_agent_got() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let alpha = project(&sb, "alpha", "a.check");
     let beta = project(&sb, "beta", "b.check");
 

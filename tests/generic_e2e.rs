@@ -5,13 +5,13 @@
 
 mod common;
 
-use common::{Sandbox, codes, copy_tree, findings, plugin, python_venv, root, run_command};
+use common::{Sandbox, codes, copy_tree, findings, python_venv, root, run_command, toolchains};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&[plugin("generic")])
+    Sandbox::new(&[toolchains()])
 }
 
 /// A fresh copy of `tests/fixtures/generic/NAME` under the sandbox's work dir.

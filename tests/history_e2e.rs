@@ -12,7 +12,7 @@
 mod common;
 
 use common::mcp::connect;
-use common::{Sandbox, cargo_plugin, plugin, root, run_command};
+use common::{Sandbox, root, run_command, toolchains};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,7 @@ fn path_arg(dir: &Path) -> String {
 
 #[tokio::test]
 async fn a_cargo_rerun_says_what_the_edit_fixed_and_marks_what_it_broke() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("history");
     let session = connect(&sb, &[]).await;
     let check = json!({"action": "exec", "tool": "cargo.check", "cwd": path_arg(&dir)});
@@ -137,7 +137,7 @@ fn pytest_fixture(sb: &Sandbox, name: &str) -> PathBuf {
 #[test]
 fn a_pytest_rerun_says_which_tests_the_edit_fixed_and_which_it_broke() {
     let Some(venv) = pytest_venv() else { return };
-    let sb = Sandbox::new(&[plugin("pytest")]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = pytest_fixture(&sb, "history");
     let first = pytest(&sb, &dir, &venv, true);
     first.expect_code(1);
@@ -180,7 +180,7 @@ fn a_pytest_rerun_says_which_tests_the_edit_fixed_and_which_it_broke() {
 #[test]
 fn a_test_that_fails_and_passes_by_turns_is_called_flaky() {
     let Some(venv) = pytest_venv() else { return };
-    let sb = Sandbox::new(&[plugin("pytest")]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.work().join("flaky");
     std::fs::create_dir_all(&dir).expect("project dir");
     std::fs::write(dir.join("pytest.ini"), "[pytest]\n").expect("pytest.ini");
@@ -228,7 +228,7 @@ fn processes_finishing_runs_of_one_command_at_once_each_find_a_previous_run() {
 #[test]
 fn a_fixed_test_that_still_warns_is_fixed_and_a_new_flag_compares_with_the_last_run() {
     let Some(venv) = pytest_venv() else { return };
-    let sb = Sandbox::new(&[plugin("pytest")]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.work().join("warns");
     std::fs::create_dir_all(&dir).unwrap();
     // Each test warns and two fail: fixing both leaves the warnings, which are problems of their

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Sandbox, cargo_plugin, which};
+use common::{Sandbox, toolchains, which};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ fn sandbox_env(sb: &Sandbox, cmd: &mut Command) {
             None => cmd.env_remove(key),
         };
     }
-    cmd.env("BUILDVISE_PLUGIN_PATH", cargo_plugin());
+    cmd.env("BUILDVISE_PLUGIN_PATH", toolchains());
 }
 
 /// Runs `line` with bash in `dir`: its exit code and what it printed.
@@ -84,7 +84,7 @@ fn assert_buildvise_ran_the_tests(sb: &Sandbox, command: &str, dir: &Path) {
 
 /// A sandbox with the fixture crate, and an empty home for the user's settings.
 fn setup() -> (Sandbox, PathBuf, PathBuf) {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("tests");
     let home = sb.work().join("home");
     std::fs::create_dir_all(&home).expect("home");
@@ -173,7 +173,7 @@ fn install(sb: &Sandbox, client: &str, project: &Path, args: &[&str]) -> String 
 
 #[test]
 fn install_merges_beside_another_hook_once_and_takes_out_only_its_own() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let project = sb.work().join("project");
     for (client, file, theirs) in [
         (

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Sandbox, cargo_plugin};
+use common::{Sandbox, toolchains};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -28,7 +28,7 @@ fn hooked_with(sb: &Sandbox, line: &str, dir: &Path, setup: impl FnOnce(&mut Com
 /// Runs `line` with bash in `dir`, in the sandbox's world (the plugins through the environment,
 /// as an installed hook finds them from the user's config).
 fn bash(sb: &Sandbox, line: &str, dir: &Path) -> (Option<i32>, String) {
-    let out = bash_command(sb, line, dir).env("BUILDVISE_PLUGIN_PATH", cargo_plugin()).output().expect("bash runs");
+    let out = bash_command(sb, line, dir).env("BUILDVISE_PLUGIN_PATH", toolchains()).output().expect("bash runs");
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -48,7 +48,7 @@ fn bash_command(sb: &Sandbox, line: &str, dir: &Path) -> Command {
 
 #[test]
 fn a_cargo_test_line_runs_through_buildvise_with_the_tests_exit_code() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("tests");
     let line = hooked(&sb, "RUST_BACKTRACE=0 cargo test 2>&1 | tail -15", &dir);
     let exe = env!("CARGO_BIN_EXE_buildvise");
@@ -64,7 +64,7 @@ fn a_cargo_test_line_runs_through_buildvise_with_the_tests_exit_code() {
 /// buildvise's sandbox only where the operator asked for one (read again when the line runs).
 #[test]
 fn a_rewrite_is_confined_only_by_the_sandbox_the_operator_asked_for() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("tests");
     let exe = env!("CARGO_BIN_EXE_buildvise");
     assert_eq!(hooked(&sb, "cargo build", &dir), format!("{exe} exec cargo.build --sandbox off"));
@@ -74,7 +74,7 @@ fn a_rewrite_is_confined_only_by_the_sandbox_the_operator_asked_for() {
 
 #[test]
 fn each_command_of_a_chain_that_a_tool_runs_is_rewritten_and_the_rest_kept() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("tests");
     let exe = env!("CARGO_BIN_EXE_buildvise");
     let work = dir.parent().expect("the work dir");
@@ -88,7 +88,7 @@ fn each_command_of_a_chain_that_a_tool_runs_is_rewritten_and_the_rest_kept() {
 
 #[test]
 fn lines_it_cannot_run_as_typed_come_back_unchanged() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("tests");
     for line in [
         // Nothing a tool stands for.
@@ -120,7 +120,7 @@ fn lines_it_cannot_run_as_typed_come_back_unchanged() {
 
 #[test]
 fn a_broken_setup_leaves_the_line_unchanged() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("tests");
     sb.user_config("this is not toml = = =");
     assert_eq!(hooked(&sb, "cargo test", &dir), "cargo test");
@@ -128,8 +128,7 @@ fn a_broken_setup_leaves_the_line_unchanged() {
 
 #[test]
 fn each_plugin_takes_the_commands_it_declares() {
-    let plugins = ["cargo", "npm", "pytest", "dotnet", "generic"].map(common::plugin);
-    let sb = Sandbox::new(&plugins);
+    let sb = Sandbox::new(&[common::toolchains()]);
     let root = common::root();
     let exe = env!("CARGO_BIN_EXE_buildvise");
     let npm = root.join("tests/fixtures/npm/tools");
@@ -161,7 +160,7 @@ fn each_plugin_takes_the_commands_it_declares() {
 /// rewrite never swaps pnpm for npm or the other way round.
 #[test]
 fn a_managers_line_is_rewritten_only_where_that_manager_runs_the_project() {
-    let plugins = [common::plugin("npm")];
+    let plugins = [common::toolchains()];
     let sb = Sandbox::new(&plugins);
     let exe = env!("CARGO_BIN_EXE_buildvise");
     let project = sb.work().join("project");
@@ -224,7 +223,7 @@ fn claude(sb: &Sandbox, payload: &str, home: &Path, project: &Path) -> String {
 
 #[test]
 fn claude_code_gets_the_rewrite_only_for_what_its_user_already_allows() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("tests");
     let home = sb.work().join("home");
     std::fs::create_dir_all(dir.join(".claude")).expect("settings dir");
@@ -259,8 +258,7 @@ fn claude_code_gets_the_rewrite_only_for_what_its_user_already_allows() {
 /// every plugin in a project that has a crate, a package.json and a pytest config.
 #[test]
 fn real_agent_command_lines_become_what_the_table_says() {
-    let plugins = ["cargo", "npm", "pytest", "dotnet", "generic"].map(common::plugin);
-    let sb = Sandbox::new(&plugins);
+    let sb = Sandbox::new(&[common::toolchains()]);
     let fixtures = common::root().join("tests/fixtures/hook");
     let project = sb.work().join("project");
     common::copy_tree(&fixtures.join("project"), &project);
@@ -299,7 +297,7 @@ fn real_agent_command_lines_become_what_the_table_says() {
 
 #[test]
 fn a_tool_a_project_defines_takes_its_own_command() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let config = "[tools.\"web.lint\"]\nrun = [\"eslint\", \"src\"]\nformats = []\npatterns = [{ regex = '^(?P<file>\\S+):(?P<line>\\d+) (?P<message>.+)$', severity = \"error\" }]\n\n[tools.\"web.check\"]\nrun = [\"./scripts/check.sh\"]\npatterns = [{ regex = '^(?P<message>x)$', severity = \"error\" }]\n";
     let dir = sb.project_with_config("web", config);
     let exe = env!("CARGO_BIN_EXE_buildvise");
@@ -320,7 +318,7 @@ fn a_uv_run_pytest_line_runs_through_buildvise_as_uv_runs_it() {
         common::skip("python3 not found; the uv hook test needs it to install uv");
         return;
     };
-    let sb = Sandbox::new(&[common::plugin("pytest")]);
+    let sb = Sandbox::new(&[common::toolchains()]);
     let dir = sb.work().join("uv_project");
     common::copy_tree(&common::root().join("tests/fixtures/pytest/uv_project"), &dir);
     let path = format!("{}:{}", uv_venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
@@ -333,7 +331,7 @@ fn a_uv_run_pytest_line_runs_through_buildvise_as_uv_runs_it() {
     let out = bash_command(&sb, &line, &dir)
         .env("PATH", &path)
         .env("UV_CACHE_DIR", cache)
-        .env("BUILDVISE_PLUGIN_PATH", common::plugin("pytest"))
+        .env("BUILDVISE_PLUGIN_PATH", common::toolchains())
         .output()
         .expect("bash runs");
     let answer = String::from_utf8_lossy(&out.stdout);

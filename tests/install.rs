@@ -23,6 +23,9 @@ const INITIALIZE: &str = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\
 /// The plugins that ship with buildvise: the install must bring each, whatever `plugins/` holds.
 const SHIPPED: [&str; 5] = ["cargo", "dotnet", "generic", "npm", "pytest"];
 
+/// The crate in `plugins/` that is the library holding the others.
+const LIBRARY: &str = "toolchains";
+
 fn dylib(name: &str) -> String {
     format!("{}buildvise_plugin_{name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
@@ -76,6 +79,7 @@ fn the_documented_install_puts_every_plugin_where_the_binary_finds_it() {
         .flatten()
         .filter(|e| e.path().join("Cargo.toml").is_file())
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != LIBRARY)
         .collect();
     expected.sort();
     for name in SHIPPED {
@@ -84,18 +88,22 @@ fn the_documented_install_puts_every_plugin_where_the_binary_finds_it() {
     let scratch = tempfile::Builder::new().prefix("buildvise-install-").tempdir().expect("temp dir");
     let prefix = std::fs::canonicalize(scratch.path()).expect("canonical temp dir").join("prefix");
 
+    // A library of an install from before the plugins shipped as one: it would claim cargo's tools.
+    let libraries = prefix.join("lib/buildvise/plugins");
+    std::fs::create_dir_all(&libraries).expect("create the plugin dir");
+    let separate = libraries.join(dylib("cargo"));
+    std::fs::write(&separate, b"an old plugin library").expect("plant an old library");
+
     let started = std::time::Instant::now();
     let out = xtask_install(&prefix);
     assert!(out.status.success(), "cargo xtask install failed:\n{}", show(&out));
     eprintln!("cargo xtask install took {:.0?}", started.elapsed());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let binary = prefix.join("bin/buildvise");
-    let libraries = prefix.join("lib/buildvise/plugins");
+    assert!(!separate.exists() && stdout.contains(&format!("removed {}", separate.display())), "{stdout}");
     assert!(stdout.contains(&format!("  {}\n", binary.display())), "does not say where the binary went:\n{stdout}");
-    for name in &expected {
-        let library = libraries.join(dylib(name));
-        assert!(stdout.contains(&format!("  {}\n", library.display())), "does not name {name}'s library:\n{stdout}");
-    }
+    let library = libraries.join(dylib(LIBRARY));
+    assert!(stdout.contains(&format!("  {}\n", library.display())), "does not name the plugin library:\n{stdout}");
     assert!(
         stdout.contains(&format!("{} is not on PATH", prefix.join("bin").display())),
         "no hint that the prefix is not on PATH:\n{stdout}"
@@ -116,15 +124,11 @@ fn the_documented_install_puts_every_plugin_where_the_binary_finds_it() {
     let (text, stderr) = run(bare(&binary, scratch.path()).arg("list"));
     assert!(!text.contains("not loaded:") && stderr.is_empty(), "{text}\n{stderr}");
     let section = text.split_once("\nplugins:\n").unwrap_or_else(|| panic!("no plugins: section:\n{text}")).1;
-    let listed: BTreeMap<&str, PathBuf> = section
-        .lines()
-        .map(|l| {
-            let (name, path) = l.trim_start().split_once(' ').unwrap_or_else(|| panic!("not `name path`: {l:?}"));
-            (name, PathBuf::from(path.trim_start()))
-        })
-        .collect();
-    let wanted: BTreeMap<&str, PathBuf> = expected.iter().map(|n| (n.as_str(), libraries.join(dylib(n)))).collect();
-    assert_eq!(listed, wanted, "each plugin, loaded from the prefix:\n{text}");
+    let (names, path) = section.trim().split_once("  ").unwrap_or_else(|| panic!("not `names  path`: {section:?}"));
+    let mut names: Vec<String> = names.split(", ").map(str::to_string).collect();
+    names.sort();
+    assert_eq!((names, Path::new(path.trim_start())), (expected.clone(), library.as_path()), "{text}");
+    let wanted: BTreeMap<&str, PathBuf> = expected.iter().map(|n| (n.as_str(), library.clone())).collect();
     for tool in ["cargo.build", "npm.test", "pytest.run", "dotnet.test"] {
         assert!(text.lines().any(|l| l.starts_with(&format!("{tool} "))), "{tool} is not listed:\n{text}");
     }

@@ -17,7 +17,7 @@
 mod common;
 
 use common::managers::{Pm, environment, manager};
-use common::{Run, Sandbox, plugin, root, run_command, run_id};
+use common::{Run, Sandbox, root, run_command, run_id, toolchains};
 use serde_json::Value;
 use std::ffi::OsString;
 use std::io::Write;
@@ -35,7 +35,7 @@ impl Project {
     /// None when the test skipped (see [`manager`]).
     fn new(pm: Pm) -> Option<Project> {
         let bin = manager(pm)?;
-        let sb = Sandbox::new(&[plugin("npm")]);
+        let sb = Sandbox::new(&[toolchains()]);
         let dir = sb.work().join(fixture_name(pm));
         common::copy_tree(&root().join("tests/fixtures/npm").join(fixture_name(pm)), &dir);
         let home = sb.state().with_file_name("home");
@@ -103,7 +103,7 @@ impl Project {
         let out = cmd
             .args(["-c", line])
             .current_dir(dir)
-            .env("BUILDVISE_PLUGIN_PATH", plugin("npm"))
+            .env("BUILDVISE_PLUGIN_PATH", toolchains())
             .stdin(Stdio::null())
             .output()
             .expect("bash runs");

@@ -10,7 +10,7 @@
 mod common;
 
 use common::mcp::{call, connect, text, wait_for};
-use common::{Sandbox, alive, cargo_plugin, pids, plugin, runs, test_plugins};
+use common::{Sandbox, alive, pids, runs, test_plugins, toolchains};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CancelTaskParams, ClientCapabilities, ClientConfig, ClientRequest, GetTaskParams,
@@ -31,7 +31,7 @@ const TOOL_TOKEN_BUDGET: usize = 200;
 const TOOL_EXTRAS_BUDGET: usize = 100;
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&[cargo_plugin(), test_plugins(), plugin("npm")])
+    Sandbox::new(&[toolchains(), test_plugins(), toolchains()])
 }
 
 fn path_arg(dir: &Path) -> String {
@@ -546,7 +546,7 @@ async fn read_only_and_disable_hide_and_refuse_tools() {
 
 #[tokio::test]
 async fn the_build_tool_fits_its_token_budget() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let session = connect(&sb, &[]).await;
     let tools = session.client.list_all_tools().await.expect("tools/list");
     assert_eq!(tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(), ["build"]);

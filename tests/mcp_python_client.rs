@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{Sandbox, cargo_plugin, root, runs};
+use common::{Sandbox, root, runs, toolchains};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -70,7 +70,7 @@ fn the_python_sdk_lists_execs_and_follows_the_hint() {
         common::skip("python3 not found; the Python MCP SDK client test needs it");
         return;
     };
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.cargo_fixture("broken");
     let report = client_report(client_command(&venv.join("bin/python"), &sb, "session", &dir));
 
@@ -134,7 +134,7 @@ fn progress_rises_strictly_and_counts_tests_against_the_total() {
         common::skip("python3 not found; the Python MCP SDK client test needs it");
         return;
     };
-    let sb = Sandbox::new(&[common::plugin("pytest")]);
+    let sb = Sandbox::new(&[common::toolchains()]);
     let dir = sb.work().join("ticks");
     std::fs::create_dir_all(&dir).unwrap();
     // Five tests of a second each, so that progress is heard between them.

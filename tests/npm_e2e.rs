@@ -24,7 +24,7 @@
 
 mod common;
 
-use common::{Run, Sandbox, plugin, root, run_id};
+use common::{Run, Sandbox, root, run_id, toolchains};
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -32,7 +32,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&[plugin("npm")])
+    Sandbox::new(&[toolchains()])
 }
 
 /// True when `node` and `npm` both run; otherwise skips the test, for it to return.

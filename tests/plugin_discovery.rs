@@ -133,7 +133,7 @@ fn a_plugin_replaced_in_place_is_read_anew_and_a_kept_manifest_still_runs_its_to
     assert!(exec.status.success(), "{}", text(&exec));
 
     // Another library under the same name: what it offers is read again, not taken from the store.
-    let other = common::cargo_plugin().join(dylib("buildvise_plugin_cargo"));
+    let other = common::toolchains().join(dylib("buildvise_plugin_toolchains"));
     let target = Path::new(dir).join(dylib("buildvise_plugin_x"));
     let staged = Path::new(dir).join(".staged");
     std::fs::copy(other, &staged).unwrap();

@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::{Sandbox, junit_cases, plugin, root, run_command, run_id, setup_step};
+use common::{Sandbox, junit_cases, root, run_command, run_id, setup_step, toolchains};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -51,7 +51,7 @@ fn site_packages(venv: &Path) -> PathBuf {
 }
 
 fn sandbox() -> Sandbox {
-    Sandbox::new(&[plugin("pytest")])
+    Sandbox::new(&[toolchains()])
 }
 
 /// A fresh copy of `tests/fixtures/pytest/NAME` in the sandbox: pytest writes caches next to

@@ -274,7 +274,7 @@ fn gitlab_code_quality_issues_have_the_documented_fields() {
 /// it; two reports that both want stdout are refused, naming what to send.
 #[test]
 fn exec_writes_the_reports_ci_reads_and_keeps_the_tools_exit_code() {
-    let sb = Sandbox::new(&[common::cargo_plugin()]);
+    let sb = Sandbox::new(&[common::toolchains()]);
     let config = r#"
 [tools."ci.check"]
 run = ["sh", "-c", "echo 'src/a.c:3: error: width is undefined'; echo 'src/b.c:7: warning: unused b'; exit 2"]

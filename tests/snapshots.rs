@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Sandbox, plugin, root};
+use common::{Sandbox, root, toolchains};
 
 /// (toolchain, case, tool, exit code)
 const CASES: &[(&str, &str, &str, i32)] = &[
@@ -53,7 +53,7 @@ fn render(sandbox: &Sandbox, toolchain: &str, case: &str, tool: &str, exit: i32,
 /// Without `--exit-code`, the log alone: failed tests read as a failure, with no exit code made up.
 #[test]
 fn a_parsed_log_with_failed_tests_reads_as_a_failure_without_an_exit_code() {
-    let sandbox = Sandbox::new(&[plugin("cargo")]);
+    let sandbox = Sandbox::new(&[toolchains()]);
     let log = root().join("tests/fixtures/corpus/cargo/test-mixed-failures/combined.log");
     let log = log.display().to_string();
     let run = sandbox.run(["parse", "cargo.test", "--log", &log, "--cwd", "/home/dev/src/project"]);
@@ -63,8 +63,7 @@ fn a_parsed_log_with_failed_tests_reads_as_a_failure_without_an_exit_code() {
 
 #[test]
 fn rendered_answers() {
-    let dirs: Vec<_> = ["cargo", "npm", "pytest", "dotnet"].iter().map(|p| plugin(p)).collect();
-    let sandbox = Sandbox::new(&dirs);
+    let sandbox = Sandbox::new(&[toolchains()]);
     for (toolchain, case, tool, exit) in CASES {
         for detail in ["standard", "summary"] {
             let text = render(&sandbox, toolchain, case, tool, *exit, detail);

@@ -5,7 +5,7 @@
 mod common;
 
 use common::mcp::connect;
-use common::{Sandbox, cargo_plugin, plugin, runs, test_plugins};
+use common::{Sandbox, runs, test_plugins, toolchains};
 use serde_json::json;
 use std::path::Path;
 
@@ -16,7 +16,7 @@ fn dylib(stem: &str) -> String {
 /// A project directory under the sandbox's work dir with `buildvise.toml` holding `config`.
 #[test]
 fn a_project_config_cannot_load_plugins() {
-    let sb = Sandbox::new(&[cargo_plugin()]);
+    let sb = Sandbox::new(&[toolchains()]);
     let dir = sb.project_with_config("evil", "plugin_dirs = [\"plugins\"]\n");
     std::fs::create_dir_all(dir.join("plugins")).expect("plugins dir");
     std::fs::copy(
@@ -92,7 +92,7 @@ fn a_tool_with_a_read_only_flag_needs_no_consent_with_it_and_survives_read_only(
 /// command line, targets of the caller's choosing.
 #[test]
 fn arguments_cannot_turn_a_looking_call_into_a_writing_one() {
-    let sb = Sandbox::new(&[cargo_plugin(), plugin("dotnet")]);
+    let sb = Sandbox::new(&[toolchains()]);
     let krate = sb.cargo_fixture("misformatted");
     let cwd = krate.to_str().unwrap();
     let source = |krate: &Path| std::fs::read(krate.join("src/lib.rs")).expect("the crate's source");
@@ -148,7 +148,7 @@ fn a_projects_retention_prunes_its_own_runs_only() {
 
 #[tokio::test]
 async fn path_arguments_outside_the_roots_are_refused() {
-    let sb = Sandbox::new(&[cargo_plugin(), plugin("npm"), plugin("pytest"), plugin("dotnet")]);
+    let sb = Sandbox::new(&[toolchains()]);
     let inside = sb.cargo_fixture("broken");
     std::fs::write(inside.join("package.json"), r#"{"scripts": {"build": "tsc"}}"#).expect("package.json");
     let outside = tempfile::tempdir().expect("a directory outside the root");

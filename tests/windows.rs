@@ -170,7 +170,7 @@ fn the_engine_s_tests_pass_on_windows_under_wine() {
     }
 }
 
-/// The binary built for Windows and run by Wine, with the generic plugin's DLL as its plugins, a
+/// The binary built for Windows and run by Wine, with the shipped plugin DLL as its plugins, a
 /// store of its own, and `cwd`.
 fn buildvise(windows: &Windows, debug: &Path, state: &Path, cwd: &Path) -> Command {
     let mut cmd = Command::new(&windows.wine);
@@ -190,7 +190,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
     let Some(windows) = provision() else { return };
     let target_dir = root().join("target/windows");
     for args in [
-        &["build", "-p", "buildvise", "-p", "buildvise-plugin-generic"][..],
+        &["build", "-p", "buildvise", "-p", "buildvise-plugin-toolchains"][..],
         &["build", "-p", "buildvise-engine", "--example", "run_child"][..],
     ] {
         let out = cargo_for_windows(&windows, &target_dir, args);
@@ -200,7 +200,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
     // The plugin alone in a directory, as an install puts it.
     let plugins = debug.join("plugins");
     std::fs::create_dir_all(&plugins).expect("create the plugin dir");
-    std::fs::copy(debug.join("buildvise_plugin_generic.dll"), plugins.join("buildvise_plugin_generic.dll"))
+    std::fs::copy(debug.join("buildvise_plugin_toolchains.dll"), plugins.join("buildvise_plugin_toolchains.dll"))
         .expect("copy the plugin");
     let sandbox = tempfile::tempdir().expect("a temporary dir");
     let (state, project) = (sandbox.path().join("state"), sandbox.path().join("project"));
@@ -216,7 +216,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
     let listed = String::from_utf8_lossy(&formats.stdout);
     assert!(
         formats.status.success() && listed.lines().any(|l| l.starts_with("gcc ")),
-        "the generic plugin's DLL loaded and its formats listed:\n{listed}\n{}",
+        "the plugin DLL loaded and its formats listed:\n{listed}\n{}",
         String::from_utf8_lossy(&formats.stderr)
     );
 

@@ -413,8 +413,8 @@ of 5 runs, which a busy machine's interruptions cannot swell. The ratio of the t
 that at 10,000 is 1× to 2× for a parser whose work grows linearly (a bigger result is slower to
 reach in memory), and 10× for one that compares each failure with every earlier one.
 
-**Size** (`bench --only size`): the bytes on disk of `target/lean/buildvise` and each plugin library
-beside it, as `cargo build --profile lean` leaves them and every package ships them (docs/install.md).
+**Size** (`bench --only size`): the bytes on disk of `target/lean/buildvise` and the plugin library
+beside it (`libbuildvise_plugin_toolchains`, the five plugins), as `cargo build --profile lean` leaves them and every package ships them (docs/install.md).
 The files are read, not built: build the profile first (4½ minutes here), or the figure is a miss
 that says so.
 ";

@@ -1,7 +1,7 @@
 //! The captured cases (`tests/fixtures/cases/<toolchain>/<case>/`, and the shared corpus beside
 //! the project, in the same layout): reading a case and the `buildvise parse` call that answers it.
 
-use super::{Sandbox, plugin};
+use super::{Sandbox, toolchains};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -118,6 +118,5 @@ pub fn case_dirs(under: &Path) -> Vec<PathBuf> {
 }
 
 pub fn sandbox() -> Sandbox {
-    let dirs: Vec<_> = ["cargo", "npm", "pytest", "dotnet", "generic"].iter().map(|p| plugin(p)).collect();
-    Sandbox::new(&dirs)
+    Sandbox::new(&[toolchains()])
 }

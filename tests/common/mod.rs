@@ -71,13 +71,6 @@ pub fn test_plugins() -> &'static Path {
     })
 }
 
-/// The directory holding the workspace's cargo plugin, built from `plugins/cargo`: [`plugin`]'s,
-/// so that a test binary asking for it both ways installs it once (two installs of one library
-/// into one directory at once would race for the same temporary name).
-pub fn cargo_plugin() -> &'static Path {
-    plugin("cargo")
-}
-
 /// Copies library `file` from `from` to `to`, replacing any older copy by rename: a process of
 /// an earlier test run may still have the old one mapped.
 fn install(from: &Path, to: &Path, file: &str) {
@@ -251,23 +244,17 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// The directory holding the workspace plugin `plugins/NAME` (crate `buildvise-plugin-NAME`)
-/// alone, built once per test process; `plugin("cargo")` is the same library as
-/// [`cargo_plugin`].
-pub fn plugin(name: &str) -> &'static Path {
-    static DIRS: OnceLock<std::sync::Mutex<std::collections::HashMap<String, &'static Path>>> = OnceLock::new();
-    // Held across the build: two tests asking for one plugin wait for a single build.
-    let mut dirs = DIRS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(dir) = dirs.get(name) {
-        return dir;
-    }
-    let dir = cargo_build("target", &["-p", &format!("buildvise-plugin-{name}")]);
-    let only = dir.join(format!("{name}-only"));
-    std::fs::create_dir_all(&only).expect("create plugin dir");
-    install(&dir, &only, &dylib(&format!("buildvise_plugin_{name}")));
-    let only: &'static Path = Box::leak(only.into_boxed_path());
-    dirs.insert(name.to_string(), only);
-    only
+/// The directory holding the plugin library buildvise ships (`plugins/toolchains`: the cargo,
+/// npm, pytest, dotnet and generic plugins) alone, built once per test process.
+pub fn toolchains() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = cargo_build("target", &["-p", "buildvise-plugin-toolchains"]);
+        let only = dir.join("toolchains-only");
+        std::fs::create_dir_all(&only).expect("create plugin dir");
+        install(&dir, &only, &dylib("buildvise_plugin_toolchains"));
+        only
+    })
 }
 
 /// Runs `cmd`, whose program this test process copied, to its end. While another test's thread

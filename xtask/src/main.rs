@@ -1,10 +1,10 @@
 //! `cargo xtask`: the repository's own tasks, run through the alias in `.cargo/config.toml`.
 //!
-//! `cargo xtask install [--prefix DIR] [--profile P]` builds buildvise and every plugin in
-//! `plugins/`, and installs them where the binary looks for its plugins:
+//! `cargo xtask install [--prefix DIR] [--profile P]` builds buildvise and the library holding
+//! every plugin in `plugins/`, and installs them where the binary looks for its plugins:
 //!
 //! - `<prefix>/bin/buildvise`
-//! - `<prefix>/lib/buildvise/plugins/libbuildvise_plugin_*.so` (`.dylib` on macOS)
+//! - `<prefix>/lib/buildvise/plugins/libbuildvise_plugin_toolchains.so` (`.dylib` on macOS)
 //!
 //! The prefix defaults to `~/.local`. This task exists because `cargo install` installs binaries
 //! only, and a buildvise without its plugin libraries has no tools.
@@ -98,16 +98,20 @@ fn prefix(given: Option<&str>) -> anyhow::Result<PathBuf> {
     std::path::absolute(&prefix).with_context(|| format!("cannot make {} absolute", prefix.display()))
 }
 
+/// The plugin library that ships (`plugins/toolchains`): every plugin of the workspace in one
+/// file, which shares one copy of std and of the crates they all use.
+const SHIPPED_PLUGINS: &str = "toolchains";
+
 /// The files a build made: the binary and each plugin library, for one target.
 pub struct Built {
     pub binary: PathBuf,
     pub plugins: Vec<PathBuf>,
 }
 
-/// Builds the binary and every plugin with `profile`, for `target` (None: this machine).
+/// Builds the binary and the shipped plugin library with `profile`, for `target` (None: this
+/// machine).
 pub fn build(profile: &str, target: Option<&str>) -> anyhow::Result<Built> {
     let workspace = workspace()?;
-    let names = plugin_names(&workspace.join("plugins"))?;
     let target_dir = target_dir()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
@@ -119,9 +123,7 @@ pub fn build(profile: &str, target: Option<&str>) -> anyhow::Result<Built> {
     if let Some(triple) = target {
         build.args(["--target", triple]);
     }
-    for name in &names {
-        build.arg("-p").arg(format!("buildvise-plugin-{name}"));
-    }
+    build.arg("-p").arg(format!("buildvise-plugin-{SHIPPED_PLUGINS}"));
     let status = build.status().context("cannot run cargo")?;
     if !status.success() {
         bail!("`cargo build --profile {profile}` failed ({status}); fix what it reported above, then run again");
@@ -135,7 +137,7 @@ pub fn build(profile: &str, target: Option<&str>) -> anyhow::Result<Built> {
     let os = Os::of(target.unwrap_or(&host_triple()?));
     Ok(Built {
         binary: out.join(format!("buildvise{}", os.exe_suffix())),
-        plugins: names.iter().map(|name| out.join(os.library(name))).collect(),
+        plugins: vec![out.join(os.library(SHIPPED_PLUGINS))],
     })
 }
 
@@ -183,16 +185,29 @@ pub fn host_triple() -> anyhow::Result<String> {
         .context("rustc -vV names no host; pass --target TRIPLE")
 }
 
+/// The libraries an install before the plugins shipped as one held: left beside the new one,
+/// each would claim its tools first (plugins load in file-name order) and run old code.
+const SEPARATE_LIBRARIES: [&str; 5] = ["cargo", "dotnet", "generic", "npm", "pytest"];
+
 fn install(prefix: &Path, profile: &str) -> anyhow::Result<()> {
     let built = build(profile, None)?;
     let bin = prefix.join("bin");
+    let plugins = prefix.join("lib/buildvise/plugins");
     let mut installed = vec![copy_into(&built.binary, &bin)?];
     for library in &built.plugins {
-        installed.push(copy_into(library, &prefix.join("lib/buildvise/plugins"))?);
+        installed.push(copy_into(library, &plugins)?);
     }
     println!("installed:");
     for path in &installed {
         println!("  {}", path.display());
+    }
+    let os = Os::of(&host_triple()?);
+    for name in SEPARATE_LIBRARIES {
+        let old = plugins.join(os.library(name));
+        if old.is_file() {
+            std::fs::remove_file(&old).with_context(|| format!("cannot remove the old {}", old.display()))?;
+            println!("removed {}: its plugin is in {} now", old.display(), os.library(SHIPPED_PLUGINS));
+        }
     }
     if !on_path(&bin) {
         println!(
@@ -206,26 +221,6 @@ fn install(prefix: &Path, profile: &str) -> anyhow::Result<()> {
 
 fn workspace() -> anyhow::Result<PathBuf> {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).context("xtask/ has no parent directory")
-}
-
-/// The plugin crates: `plugins/NAME` is package `buildvise-plugin-NAME`, whose library is
-/// `buildvise_plugin_NAME`.
-fn plugin_names(dir: &Path) -> anyhow::Result<Vec<String>> {
-    let entries = std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
-    let mut names = Vec::new();
-    for entry in entries {
-        let path = entry.with_context(|| format!("cannot read {}", dir.display()))?.path();
-        if path.join("Cargo.toml").is_file()
-            && let Some(name) = path.file_name().and_then(|n| n.to_str())
-        {
-            names.push(name.to_string());
-        }
-    }
-    if names.is_empty() {
-        bail!("no plugin crates in {}; is this a whole clone of buildvise?", dir.display());
-    }
-    names.sort();
-    Ok(names)
 }
 
 /// The target dir cargo built this binary in (`<target>/debug/xtask`). The release build goes

@@ -41,5 +41,3 @@ impl Plugin for CargoPlugin {
         Some(Box::new(parse::CargoParser::for_format(format, context)?))
     }
 }
-
-buildvise_plugin_api::export_plugin!(CargoPlugin);

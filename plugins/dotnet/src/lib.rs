@@ -44,5 +44,3 @@ impl Plugin for DotnetPlugin {
         Some(Box::new(parse::DotnetParser::for_format(format, context)?))
     }
 }
-
-buildvise_plugin_api::export_plugin!(DotnetPlugin);

@@ -40,5 +40,3 @@ impl Plugin for GenericPlugin {
         Some(Box::new(parse::GenericParser::new(context, &[format])))
     }
 }
-
-buildvise_plugin_api::export_plugin!(GenericPlugin);

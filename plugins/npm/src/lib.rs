@@ -90,5 +90,3 @@ impl Plugin for ThePlugin {
         Some(Box::new(parse::NpmParser::for_format(format, context)?))
     }
 }
-
-buildvise_plugin_api::export_plugin!(ThePlugin);

@@ -68,8 +68,6 @@ impl Plugin for ThePlugin {
     }
 }
 
-buildvise_plugin_api::export_plugin!(ThePlugin);
-
 #[cfg(test)]
 mod tests {
     use super::{FORMATS, ThePlugin};
