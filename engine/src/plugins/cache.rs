@@ -1,5 +1,5 @@
-//! What each plugin library said it offers (the manifest of each plugin it holds), kept in the private store, so that a one-shot command
-//! loads only the library its call uses.
+//! What each plugin library said it offers (the manifest of each plugin it holds), kept in the
+//! private store, so that a one-shot command loads only the library its call uses.
 //!
 //! Loading a library costs a millisecond or more (relocations, initialisers), and a command that
 //! runs one tool would otherwise pay it for every plugin installed. A library's manifest is reused
