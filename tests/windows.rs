@@ -105,6 +105,10 @@ fn provision() -> Option<Windows> {
     let windows = Windows { prefix: root().join("target/test-env/wine-prefix"), debian, gcc, wine };
     let system32 = windows.prefix.join("drive_c/windows/system32");
     let prng = system32.join("bcryptprimitives.dll");
+    // Wine's user32 needs zlib1.dll, which Debian's Wine finds at the path it was built with; the
+    // unpacked one finds it in system32. Without it `cmd.exe`, which runs a batch file, cannot
+    // start.
+    let zlib = system32.join("zlib1.dll");
     if !prng.is_file() {
         let _ = std::fs::remove_dir_all(&windows.prefix);
         let mut boot = Command::new(&windows.wine);
@@ -123,6 +127,10 @@ fn provision() -> Option<Windows> {
         let mut gcc = Command::new(&windows.gcc);
         windows.env(gcc.args(["-shared", "-O2", "-o"]).arg(&prng).arg(&source).arg("-ladvapi32"));
         setup_step(&mut gcc);
+    }
+    if !zlib.is_file() {
+        let unpacked = windows.debian.join("usr/x86_64-w64-mingw32/lib/zlib1.dll");
+        std::fs::copy(&unpacked, &zlib).unwrap_or_else(|e| panic!("copy {}: {e}", unpacked.display()));
     }
     Some(windows)
 }
@@ -165,6 +173,7 @@ fn the_engine_s_tests_pass_on_windows_under_wine() {
         "both_streams_are_read_and_stored_and_the_exit_code_kept",
         "a_timeout_ends_the_whole_tree",
         "what_the_command_left_running_is_ended_and_named",
+        "a_bare_name_is_found_on_the_commands_path_as_the_shell_finds_it",
     ] {
         assert!(stdout.contains(&format!("test {name} ... ok")), "{name} did not pass under Wine:\n{stdout}\n{stderr}");
     }

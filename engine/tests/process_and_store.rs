@@ -103,3 +103,44 @@ fn what_the_command_left_running_is_ended_and_named() {
     assert!(!outcome.abandoned_output, "{outcome:?}");
     assert!(took < Duration::from_secs(20), "{took:?}");
 }
+
+/// A program named without its directory is found on the PATH the command is given, as the
+/// platform's shell finds it: on Windows a batch file, `hello.cmd`, by the name `hello` (as
+/// `npm` is `npm.cmd` there).
+#[test]
+fn a_bare_name_is_found_on_the_commands_path_as_the_shell_finds_it() {
+    let bin = tempfile::tempdir().expect("a temporary dir");
+    if cfg!(windows) {
+        std::fs::write(bin.path().join("hello.cmd"), "@echo hello from %1\r\n").expect("write hello.cmd");
+    } else {
+        let script = bin.path().join("hello");
+        std::fs::write(&script, "#!/bin/sh\necho hello from $1\n").expect("write hello");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("make hello executable");
+        }
+    }
+    let command = run::Command {
+        program: "hello".to_string(),
+        args: vec!["path".to_string()],
+        // In front of the PATH it has: the system's programs and libraries stay reachable, as
+        // `cmd.exe`, which runs a batch file, needs them.
+        env: vec![("PATH".to_string(), path_with(bin.path()))],
+        cwd: std::env::temp_dir(),
+        confinement: None,
+    };
+    let dir = tempfile::tempdir().expect("a temporary dir");
+    let mut sink = Store { log: LogWriter::create(dir.path()).expect("a log"), lines: Vec::new() };
+    let outcome =
+        run::run(&command, Duration::from_secs(60), &CancelToken::default(), None, &mut sink).expect("hello runs");
+    assert_eq!(outcome.ending, Ending::Exited(0), "{:?}", sink.lines);
+    assert!(sink.lines.iter().any(|l| l.1 == "hello from path"), "{:?}", sink.lines);
+}
+
+/// This process's PATH with `dir` in front.
+fn path_with(dir: &std::path::Path) -> String {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&rest));
+    std::env::join_paths(dirs).expect("a PATH").to_string_lossy().into_owned()
+}

@@ -20,8 +20,7 @@ pub struct GenericPlugin;
 
 impl Plugin for GenericPlugin {
     fn manifest(&self) -> Manifest {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let on_path = |program: &str| std::env::split_paths(&path).any(|dir| dir.join(program).is_file());
+        let on_path = |program: &str| buildvise_plugin_api::program_on_path(program).is_some();
         Manifest::new("generic", env!("CARGO_PKG_VERSION"), plan::tools(on_path)).with_formats(parse::formats())
     }
 

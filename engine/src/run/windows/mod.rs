@@ -92,9 +92,23 @@ pub(super) fn run(
 }
 
 /// Spawns `command` suspended, for [`Job::adopt`] to put in its job before it runs.
+/// The program to start: a bare name found on the PATH the command will have, as Windows' shell
+/// finds it (`npm` is `npm.cmd`; std alone would look for `npm.exe`, and start a `.cmd` through
+/// `cmd.exe` only when named by its path); anything else as it is.
+fn resolve(command: &Command) -> String {
+    let path = match command.env.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case("PATH")) {
+        Some((_, path)) => Some(std::ffi::OsString::from(path)),
+        None => std::env::var_os("PATH"),
+    };
+    let extensions = buildvise_plugin_api::program_extensions();
+    path.and_then(|path| buildvise_plugin_api::find_program(&command.program, &path, &extensions))
+        .map_or_else(|| command.program.clone(), |found| found.to_string_lossy().into_owned())
+}
+
 fn spawn(command: &Command, mark: &str) -> Result<Child, RunError> {
     // Windows confines nothing (docs/config.md): the sandbox gives the command as it is.
-    let mut cmd = crate::sandbox::command(command.confinement.as_deref(), &command.program, &command.args);
+    let program = resolve(command);
+    let mut cmd = crate::sandbox::command(command.confinement.as_deref(), &program, &command.args);
     cmd.current_dir(&command.cwd)
         .envs(command.env.iter().map(|(k, v)| (k, v)))
         .env(super::marks::MARK, mark)
