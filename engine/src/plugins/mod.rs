@@ -3,7 +3,7 @@
 //! Libraries named `buildvise_plugin_*` (with the platform's prefix and suffix) are searched in
 //! order: explicit dirs (`--plugin-dir`, `BUILDVISE_PLUGIN_PATH`, config `plugin_dirs`), the
 //! executable's directory and its `deps/`, `<exe>/../lib/buildvise/plugins` (where `cargo xtask
-//! install` puts them), and the user data dir.
+//! install` puts them), and the user data dir (`%LOCALAPPDATA%` on Windows).
 //! A file name seen once is not loaded again from a later dir (cargo puts the same cdylib in
 //! `target/release` and `target/release/deps`). A broken library is skipped and reported; when two
 //! plugins claim one tool, the first wins and the clash is reported.
@@ -295,10 +295,14 @@ fn default_dirs() -> Vec<PathBuf> {
             dirs.push(prefix.join("lib/buildvise/plugins"));
         }
     }
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    // Windows keeps a user's programs' data in `%LOCALAPPDATA%`, beside the store.
+    let windows = if cfg!(windows) { std::env::var_os("LOCALAPPDATA").filter(|v| !v.is_empty()) } else { None };
+    let data = windows.map(PathBuf::from).or_else(|| {
+        std::env::var_os("XDG_DATA_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+    });
     if let Some(data) = data {
         dirs.push(data.join("buildvise/plugins"));
     }
