@@ -5,6 +5,10 @@
 //!
 //! Each failed test is an error named for it; the lists name them again and add only what a
 //! quiet run (`-Q`) left out. `Errors while running CTest` repeats that some failed.
+//!
+//! ctest's count leaves disabled tests out and counts a test it could not start (`***Not Run`: its
+//! program or a required file missing) as failed, and one skipped by its return code
+//! (`***Skipped`) as passed: the summary reads the result lines and lists to say which is which.
 
 use super::Found;
 use buildvise_plugin_api::{Diagnostic, Head, Recogniser, TestSummary, Text, Wants};
@@ -33,10 +37,19 @@ enum List {
     NotRun,
 }
 
+/// How a test that did not pass or fail ended, as its result line or a list says.
+#[derive(Clone, Copy, PartialEq)]
+enum NotRun {
+    /// `***Skipped`: its return code said so; ctest counts it in its total.
+    Skipped,
+    /// `***Not Run (Disabled)`: its `DISABLED` property; ctest leaves it out of its total.
+    Disabled,
+}
+
 #[derive(Default)]
 pub(crate) struct Ctest {
     list: Option<List>,
-    skipped: Vec<String>,
+    not_run: Vec<(String, NotRun)>,
     count: Option<(u64, u64)>,
 }
 
@@ -55,7 +68,7 @@ impl Recogniser<Found> for Ctest {
             if let Some(caps) = LISTED.captures(text) {
                 match list {
                     List::Failed => fail(&caps["name"], &caps["why"], number, found),
-                    List::NotRun => self.skip(&caps["name"]),
+                    List::NotRun => self.skip(&caps["name"], not_run(&caps["why"])),
                 }
                 return true;
             }
@@ -66,12 +79,7 @@ impl Recogniser<Found> for Ctest {
         } else if text.starts_with("The following tests did not run:") {
             self.list = Some(List::NotRun);
         } else if let Some(caps) = RESULT.captures(text) {
-            let verdict = caps["verdict"].trim_start_matches('*');
-            if ["Skipped", "Not Run", "Disabled"].iter().any(|s| verdict.contains(s)) {
-                self.skip(&caps["name"]);
-            } else if verdict != "Passed" {
-                fail(&caps["name"], verdict, number, found);
-            }
+            self.result(&caps["name"], caps["verdict"].trim_start_matches('*'), number, found);
         } else if let Some(caps) = COUNT.captures(text) {
             self.count = Some((caps["failed"].parse().unwrap_or(0), caps["total"].parse().unwrap_or(0)));
         } else if !text.starts_with("Errors while running CTest") {
@@ -82,20 +90,36 @@ impl Recogniser<Found> for Ctest {
 
     fn finish(&mut self, found: &mut Found) {
         self.list = None;
-        if let Some((failed, total)) = self.count.take() {
-            let skipped = self.skipped.len() as u64;
-            let passed = total.saturating_sub(failed + skipped);
-            found.summary = Some(TestSummary::new(passed, failed, skipped, total));
+        if let Some((failed, counted)) = self.count.take() {
+            let how_many = |how: NotRun| self.not_run.iter().filter(|(_, h)| *h == how).count() as u64;
+            let (skipped, disabled) = (how_many(NotRun::Skipped), how_many(NotRun::Disabled));
+            let passed = counted.saturating_sub(failed + skipped);
+            found.summary = Some(TestSummary::new(passed, failed, skipped + disabled, counted + disabled));
         }
     }
 }
 
 impl Ctest {
-    fn skip(&mut self, name: &str) {
-        if !self.skipped.iter().any(|s| s == name) {
-            self.skipped.push(name.to_string());
+    /// A result line: `name`'s verdict (`Passed`, `Failed`, `Not Run (Disabled)`, `Exception:
+    /// SegFault`) after `***`.
+    fn result(&mut self, name: &str, verdict: &str, number: u64, found: &mut Found) {
+        if verdict == "Skipped" || verdict.contains("Disabled") {
+            self.skip(name, not_run(verdict));
+        } else if verdict != "Passed" {
+            fail(name, verdict, number, found);
         }
     }
+
+    fn skip(&mut self, name: &str, how: NotRun) {
+        if !self.not_run.iter().any(|(s, _)| s == name) {
+            self.not_run.push((name.to_string(), how));
+        }
+    }
+}
+
+/// Why a test did not run, from its verdict or its entry in the list (`Disabled`, `Skipped`).
+fn not_run(why: &str) -> NotRun {
+    if why.contains("Disabled") { NotRun::Disabled } else { NotRun::Skipped }
 }
 
 /// Test `name` failed (`Failed`, `Exception: SegFault`, `Timeout`); once, whichever line names
@@ -163,5 +187,48 @@ The following tests FAILED:
         let result = parse(FORMATS, log, 8);
         assert_eq!(result.failed_tests, ["only"]);
         assert_eq!(result.summary, Some(TestSummary::new(0, 1, 0, 1)));
+    }
+
+    #[test]
+    fn not_run_is_a_failure_and_disabled_is_outside_ctest_s_count() {
+        // ctest 3.25.1 on tests of `true` and `false`: one disabled, one skipped by
+        // SKIP_RETURN_CODE, one missing a REQUIRED_FILES file, one whose program is missing.
+        let log = "\
+Test project /home/dev/src/demo/b
+    Start 1: ok
+1/6 Test #1: ok ...............................   Passed    0.00 sec
+    Start 2: bad
+2/6 Test #2: bad ..............................***Failed    0.01 sec
+    Start 3: off
+3/6 Test #3: off ..............................***Not Run (Disabled)   0.00 sec
+    Start 4: skipper
+4/6 Test #4: skipper ..........................***Skipped   0.00 sec
+    Start 5: needs
+Unable to find required file: /nonexistent/file
+5/6 Test #5: needs ............................***Not Run   0.00 sec
+    Start 6: missing
+Could not find executable nonexistent_prog_xyz
+Looked in the following places:
+nonexistent_prog_xyz
+Unable to find executable: nonexistent_prog_xyz
+6/6 Test #6: missing ..........................***Not Run   0.00 sec
+
+40% tests passed, 3 tests failed out of 5
+
+Total Test time (real) =   0.02 sec
+
+The following tests did not run:
+\t  3 - off (Disabled)
+\t  4 - skipper (Skipped)
+
+The following tests FAILED:
+\t  2 - bad (Failed)
+\t  5 - needs (Not Run)
+\t  6 - missing (Not Run)
+Errors while running CTest
+";
+        let result = parse(FORMATS, log, 8);
+        assert_eq!(result.failed_tests, ["bad", "needs", "missing"]);
+        assert_eq!(result.summary, Some(TestSummary::new(1, 3, 2, 6)));
     }
 }
