@@ -9,16 +9,18 @@
 //! ctest's count leaves disabled tests out and counts a test it could not start (`***Not Run`: its
 //! program or a required file missing) as failed, and one skipped by its return code
 //! (`***Skipped`) as passed: the summary reads the result lines and lists to say which is which.
+//! Every result line names its test, with its time, for reports.
 
 use super::Found;
-use buildvise_plugin_api::{Diagnostic, Head, Recogniser, TestSummary, Text, Wants};
+use buildvise_plugin_api::{Diagnostic, Head, Recogniser, TestOutcome, TestSummary, Text, Wants, seconds_to_us};
 use regex::Regex;
 use std::sync::LazyLock;
 
 /// ` 2/22 Test  #2: parse_examples ......   Passed    0.00 sec`, `…***Failed  0.01 sec`,
 /// `…***Exception: SegFault  0.01 sec`.
 static RESULT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*\d+/\d+ Test\s+#\d+: (?P<name>\S+) \.*\s*(?P<verdict>.*?)\s+[\d.]+ sec$").expect("valid regex")
+    Regex::new(r"^\s*\d+/\d+ Test\s+#\d+: (?P<name>\S+) \.*\s*(?P<verdict>.*?)\s+(?P<took>[\d.]+) sec$")
+        .expect("valid regex")
 });
 
 /// `91% tests passed, 2 tests failed out of 22`.
@@ -79,7 +81,7 @@ impl Recogniser<Found> for Ctest {
         } else if text.starts_with("The following tests did not run:") {
             self.list = Some(List::NotRun);
         } else if let Some(caps) = RESULT.captures(text) {
-            self.result(&caps["name"], caps["verdict"].trim_start_matches('*'), number, found);
+            self.result(&caps["name"], caps["verdict"].trim_start_matches('*'), &caps["took"], number, found);
         } else if let Some(caps) = COUNT.captures(text) {
             self.count = Some((caps["failed"].parse().unwrap_or(0), caps["total"].parse().unwrap_or(0)));
         } else if !text.starts_with("Errors while running CTest") {
@@ -101,13 +103,18 @@ impl Recogniser<Found> for Ctest {
 
 impl Ctest {
     /// A result line: `name`'s verdict (`Passed`, `Failed`, `Not Run (Disabled)`, `Exception:
-    /// SegFault`) after `***`.
-    fn result(&mut self, name: &str, verdict: &str, number: u64, found: &mut Found) {
-        if verdict == "Skipped" || verdict.contains("Disabled") {
+    /// SegFault`) after `***`, and its time in seconds.
+    fn result(&mut self, name: &str, verdict: &str, took: &str, number: u64, found: &mut Found) {
+        let outcome = if verdict == "Passed" {
+            TestOutcome::Passed
+        } else if verdict == "Skipped" || verdict.contains("Disabled") {
             self.skip(name, not_run(verdict));
-        } else if verdict != "Passed" {
+            TestOutcome::Skipped
+        } else {
             fail(name, verdict, number, found);
-        }
+            TestOutcome::Failed
+        };
+        found.tests.push(name, outcome, seconds_to_us(took));
     }
 
     fn skip(&mut self, name: &str, how: NotRun) {
@@ -141,7 +148,7 @@ fn is_result_or_count(head: &Head<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::parse::testing::{brief, parse};
-    use buildvise_plugin_api::TestSummary;
+    use buildvise_plugin_api::{TestCase, TestOutcome, TestSummary};
 
     const FORMATS: &[&str] = &["make", "ctest", "gcc", "fallback"];
 
@@ -230,5 +237,19 @@ Errors while running CTest
         let result = parse(FORMATS, log, 8);
         assert_eq!(result.failed_tests, ["bad", "needs", "missing"]);
         assert_eq!(result.summary, Some(TestSummary::new(1, 3, 2, 6)));
+        let named: Vec<(&str, TestOutcome)> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome)).collect();
+        let (passed, failed, skipped) = (TestOutcome::Passed, TestOutcome::Failed, TestOutcome::Skipped);
+        assert_eq!(
+            named,
+            [
+                ("ok", passed),
+                ("bad", failed),
+                ("off", skipped),
+                ("skipper", skipped),
+                ("needs", failed),
+                ("missing", failed)
+            ]
+        );
+        assert_eq!(result.tests[1], TestCase::new("bad", failed, Some(10_000)));
     }
 }
