@@ -1,15 +1,16 @@
 //! Captured cases (`tests/fixtures/cases/<toolchain>/<case>/`): real output of the real tools,
 //! each with the diagnostics a person wrote down from reading the raw log (`case.json`, the layout
 //! of `../shared/corpus`). Every case is parsed through the real binary, combined and by stream,
-//! and must give exactly the expected errors, warnings, test counts and "what did not run"; its
-//! `standard` answer is pinned as a snapshot. A last test reads every case it can find, these and
+//! and must give exactly the expected errors, warnings, test counts and "what did not run" (and,
+//! where it says, the kinds of `<testcase>` its JUnit report holds); its `standard` answer is
+//! pinned as a snapshot. A last test reads every case it can find, these and
 //! the shared corpus beside the project, and holds the rule that a failed run is never answered
 //! with its status line alone.
 
 mod common;
 
 use common::cases::{Case, case_dirs, sandbox};
-use common::root;
+use common::{junit_cases, root};
 use serde_json::Value;
 
 // ---- matching, with the rules of `../shared/eval/score.py` ----
@@ -133,6 +134,30 @@ fn check(case: &Case, got: &Value, how: &str) -> Vec<String> {
     problems.into_iter().map(|p| format!("{} ({how}): {p}", case.name())).collect()
 }
 
+/// What differs between the `<testcase>`s a case's JUnit report holds, by kind (`passed`,
+/// `skipped`, `failed`, `error`), and its `junit_testcases`: the tests the tool named and the
+/// failures known otherwise. Nothing for a case that does not say.
+fn check_junit(case: &Case, sandbox: &common::Sandbox) -> Vec<String> {
+    let Some(expected) = case.spec["junit_testcases"].as_object() else { return Vec::new() };
+    let mut args = case.parse_args(false, "standard");
+    args.extend(["--format".into(), "junit".into()]);
+    let xml = sandbox.run(&args).expect_code(0).text();
+    let cases = junit_cases(&xml);
+    let mut problems = Vec::new();
+    for (kind, want) in expected {
+        let inner = match kind.as_str() {
+            "passed" => "",
+            "failed" => "failure",
+            other => other,
+        };
+        let got = cases.iter().filter(|(_, _, i)| i == inner).count() as u64;
+        if want.as_u64() != Some(got) {
+            problems.push(format!("{}: {got} {kind} testcases in the JUnit report, expected {want}", case.name()));
+        }
+    }
+    problems
+}
+
 #[test]
 fn captured_cases_give_exactly_the_expected_answers() {
     let cases: Vec<Case> = case_dirs(&root().join("tests/fixtures/cases")).iter().map(|d| Case::read(d)).collect();
@@ -148,6 +173,7 @@ fn captured_cases_give_exactly_the_expected_answers() {
             run.expect_code(0);
             problems.extend(check(case, &run.json(), if streams { "streams" } else { "combined" }));
         }
+        problems.extend(check_junit(case, &sandbox));
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
     for case in &cases {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Sandbox, codes, copy_tree, findings, python_venv, root, run_command, toolchains};
+use common::{Sandbox, codes, copy_tree, findings, junit_cases, python_venv, root, run_command, toolchains};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -84,6 +84,36 @@ fn go_test_reports_the_failing_test_and_the_package_that_did_not_build() {
     );
     let failed: Vec<&str> = answer["failedTests"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     assert!(failed.iter().any(|t| t.ends_with("TestPerimeter")), "{exec}");
+}
+
+#[test]
+fn go_test_v_names_every_leaf_test_in_the_junit_report() {
+    if !installed("go") {
+        return;
+    }
+    let sb = sandbox();
+    let dir = fixture(&sb, "go-module");
+    let cache = root().join("target/test-env/go-cache");
+    let args = ["exec", "go.test", "--cwd", cwd(&dir), "--format", "junit", "--", "-v", "./geom/"];
+    let mut cmd = sb.command(args);
+    cmd.env("GOCACHE", &cache).env("GOFLAGS", "-mod=mod").env("GOTOOLCHAIN", "local");
+    let exec = run_command(&mut cmd);
+    assert_eq!(exec.code, Some(1), "{exec}");
+    let cases = junit_cases(&exec.text());
+    let named: Vec<(&str, &str)> = cases.iter().map(|(name, _, inner)| (name.as_str(), inner.as_str())).collect();
+    assert_eq!(
+        named,
+        [
+            ("TestPerimeter", "failure"),
+            ("TestPerimeterZero", ""),
+            ("TestPerimeterOrder/wide", ""),
+            ("TestPerimeterOrder/negative", "skipped")
+        ],
+        "leaf tests in go's order, the parent TestPerimeterOrder left out:{exec}"
+    );
+    for (name, time, _) in &cases {
+        assert!(time.parse::<f64>().is_ok(), "{name}: time {time:?}");
+    }
 }
 
 /// `buildvise exec TOOL` with the venv's programs on PATH, where the generic plugin finds them.

@@ -7,8 +7,8 @@
 //! the file under it) give the path from the cwd. A parent test that failed only because a
 //! subtest did is not reported again. A panic in a test is an error at its top frame in the
 //! module. With `-v`, the `--- PASS/FAIL/SKIP` lines of leaf tests (subtests, and tests without
-//! subtests) are the test summary; without it go prints no passes, so there is no summary rather
-//! than a wrong one. The `ok`/`FAIL pkg` lines only close packages: a package that failed to
+//! subtests) are the test summary and the tests named, with their times; without it go prints no
+//! passes, so there is no summary rather than a wrong one, and only the failed tests are named. The `ok`/`FAIL pkg` lines only close packages: a package that failed to
 //! build (`[build failed]`) is explained by its compile errors.
 //!
 //! A panic with no test running that the output names (`-timeout`'s `panic: test timed out`,
@@ -20,7 +20,9 @@
 //! `pattern ./...: directory prefix . does not contain main module …`.
 
 use super::{Found, at, extend, int};
-use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, TestSummary, Text, Wants, relative_to};
+use buildvise_plugin_api::{
+    Diagnostic, Head, Recogniser, Severity, TestOutcome, TestSummary, Text, Wants, relative_to, seconds_to_us,
+};
 use memchr::memmem::Finder;
 use regex::Regex;
 use std::collections::HashMap;
@@ -34,8 +36,10 @@ static COMPILE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-static RESULT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*--- (?P<result>FAIL|PASS|SKIP): (?P<name>\S+) \(\d").expect("valid regex"));
+/// A test's result: `--- PASS: TestX (0.00s)`, a subtest's indented by four per level.
+static RESULT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*--- (?P<result>FAIL|PASS|SKIP): (?P<name>\S+) \((?P<took>\d[\d.]*)").expect("valid regex")
+});
 
 /// A test's message: `    calc_test.go:7: Add(2, 2) = 4, want 5`. A message that starts with a
 /// newline (`t.Fatalf("\nwant:…")`) leaves the line with nothing after the colon.
@@ -84,6 +88,8 @@ struct Outcome {
     name: String,
     verdict: Verdict,
     number: u64,
+    /// `(0.01s)`, to the hundredth as go prints it.
+    duration_us: Option<u64>,
 }
 
 #[derive(PartialEq, Eq, Clone, Copy)]
@@ -188,7 +194,8 @@ impl Recogniser<Found> for Go {
             self.verbose |= result == Verdict::Pass;
             let name = caps["name"].to_string();
             self.owner = Some(name.clone());
-            self.open.push(Outcome { name, verdict: result, number });
+            let duration_us = seconds_to_us(&caps["took"]);
+            self.open.push(Outcome { name, verdict: result, number, duration_us });
             return true;
         }
         if text.starts_with([' ', '\t']) && text.contains(".go:") {
@@ -283,14 +290,26 @@ impl Recogniser<Found> for Go {
                 continue;
             }
             summary.total += 1;
-            match outcome.verdict {
-                Verdict::Pass => summary.passed += 1,
-                Verdict::Skip => summary.skipped += 1,
+            let named = match outcome.verdict {
+                Verdict::Pass => {
+                    summary.passed += 1;
+                    TestOutcome::Passed
+                }
+                Verdict::Skip => {
+                    summary.skipped += 1;
+                    TestOutcome::Skipped
+                }
                 Verdict::Fail => {
                     summary.failed += 1;
                     self.add_failure(package.as_deref(), outcome, found);
+                    TestOutcome::Failed
                 }
-            }
+            };
+            // Named as `-run` takes it and as the failed tests are, without the package: a
+            // failed test carries one name in both, and the report's class is the tool. Leaves
+            // alone, as the summary counts them: a parent's verdict is its subtests', and a
+            // report listing it too would count one failure twice.
+            found.tests.push(&outcome.name, named, outcome.duration_us);
         }
         if self.verbose && summary.total > 0 {
             found.summary = Some(summary);
@@ -523,7 +542,7 @@ fn remember_failed(found: &mut Found, name: &str) {
 #[cfg(test)]
 mod tests {
     use crate::parse::testing::{brief, parse};
-    use buildvise_plugin_api::TestSummary;
+    use buildvise_plugin_api::{TestCase, TestOutcome, TestSummary};
 
     /// go 1.19.8, `go test ./...` on a module (example.com/demo) with a package that does not
     /// compile, a failing test and subtest, a vet finding, and a panicking test.
@@ -722,5 +741,57 @@ FAIL	github.com/BurntSushi/toml	0.165s
                 "error - TestErrorPosition/key/without-value-02.toml failed",
             ]
         );
+    }
+
+    #[test]
+    fn with_v_every_leaf_test_is_named_with_its_time_and_parents_are_not() {
+        // go 1.19.8, `go test -v ./...`: spf13/pflag's table subtests (one failing), then
+        // golang/snappy with MaxEncodedLen made smaller and its C++ comparisons skipped.
+        let log = "\
+=== RUN   TestInvalidArgumentMessages
+=== RUN   TestInvalidArgumentMessages/bool
+=== RUN   TestInvalidArgumentMessages/int
+    flag_test.go:800: expected \"invalid argument \\\"x\\\" for \\\"--int\\\" flag: must be an integer\", got \"invalid argument \\\"x\\\" for \\\"--int\\\" flag: must be a whole number\"
+--- FAIL: TestInvalidArgumentMessages (0.00s)
+    --- PASS: TestInvalidArgumentMessages/bool (0.00s)
+    --- FAIL: TestInvalidArgumentMessages/int (0.00s)
+FAIL
+FAIL	github.com/spf13/pflag	0.016s
+=== RUN   TestMaxEncodedLenOfMaxBlockSize
+    snappy_test.go:59: got 76490, want 74930
+--- FAIL: TestMaxEncodedLenOfMaxBlockSize (0.00s)
+=== RUN   TestSmallRand
+--- PASS: TestSmallRand (0.09s)
+=== RUN   TestSameEncodingAsCppShortCopies
+    snappy_test.go:614: could not find snappytool: stat cmd/snappytool/snappytool: no such file or directory
+--- SKIP: TestSameEncodingAsCppShortCopies (0.00s)
+FAIL
+FAIL	github.com/golang/snappy	0.283s
+?   	github.com/golang/snappy/cmd/snappytool	[no test files]
+FAIL
+";
+        let result = parse(&["go"], log, 1);
+        assert_eq!(
+            result.tests,
+            [
+                TestCase::new("TestInvalidArgumentMessages/bool", TestOutcome::Passed, Some(0)),
+                TestCase::new("TestInvalidArgumentMessages/int", TestOutcome::Failed, Some(0)),
+                TestCase::new("TestMaxEncodedLenOfMaxBlockSize", TestOutcome::Failed, Some(0)),
+                TestCase::new("TestSmallRand", TestOutcome::Passed, Some(90_000)),
+                TestCase::new("TestSameEncodingAsCppShortCopies", TestOutcome::Skipped, Some(0)),
+            ]
+        );
+        assert_eq!(result.summary, Some(TestSummary::new(2, 2, 1, 5)));
+        let failed: Vec<&str> =
+            result.tests.iter().filter(|t| t.outcome == TestOutcome::Failed).map(|t| t.name.as_str()).collect();
+        assert_eq!(failed, result.failed_tests, "a failed test is named alike in both");
+    }
+
+    #[test]
+    fn without_v_only_the_failed_tests_are_named() {
+        let result = parse(&["go"], TEST, 2);
+        let named: Vec<(&str, TestOutcome)> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome)).collect();
+        let failed = TestOutcome::Failed;
+        assert_eq!(named, [("TestAdd", failed), ("TestTable/case#01", failed), ("TestAt", failed)]);
     }
 }

@@ -6,9 +6,15 @@
 //!
 //! A failed test is an error named for it, at its first failed assertion, whose lines make the
 //! headline. The counts are the summary unless ctest's own (which counts test programs) is there.
+//! Likewise the tests a report names: each `[       OK ]`, `[  SKIPPED ]` and `[  FAILED  ]` line
+//! that ends a test with its time (`(0 ms)`; the lists at the end repeat names without one),
+//! unless a runner around the program named its own, the programs its summary counts: a test
+//! must not be there twice, and the passed ones named are the passed ones counted.
 
 use super::{Found, at, int};
-use buildvise_plugin_api::{Diagnostic, Head, Recogniser, Severity, TestSummary, Text, Wants};
+use buildvise_plugin_api::{
+    Diagnostic, Head, Recogniser, Severity, TestCases, TestOutcome, TestSummary, Text, Wants, millis_to_us,
+};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -44,6 +50,8 @@ pub(crate) struct Gtest {
     in_failure: bool,
     /// total, passed, failed, skipped; None until a count was read.
     counts: Option<[u64; 4]>,
+    /// The tests whose end was read, given to the run's unless a runner named its own.
+    tests: TestCases,
 }
 
 impl Recogniser<Found> for Gtest {
@@ -82,18 +90,32 @@ impl Recogniser<Found> for Gtest {
         } else if let Some(caps) = COUNT.captures(text) {
             self.count(&caps["what"], caps["n"].parse().unwrap_or(0));
         } else if let Some(rest) = text.strip_prefix("[  FAILED  ] ") {
+            self.ended(rest, TestOutcome::Failed);
             self.failed(rest, line.number, found);
-        } else if !text.starts_with("[       OK ] ") && !text.starts_with("[  SKIPPED ] ") {
+        } else if let Some(rest) = text.strip_prefix("[       OK ] ") {
+            self.ended(rest, TestOutcome::Passed);
+        } else if let Some(rest) = text.strip_prefix("[  SKIPPED ] ") {
+            self.ended(rest, TestOutcome::Skipped);
+        } else {
             return false;
         }
         true
     }
 
     fn finish(&mut self, found: &mut Found) {
+        // ctest names its tests as it reads them; a summary is set by a runner (ctest, automake)
+        // before this, registered after them, finishes.
+        let runner = found.summary.is_some() || !found.tests.is_empty();
         if let Some([total, passed, failed, skipped]) = self.counts.take()
             && found.summary.is_none()
         {
             found.summary = Some(TestSummary::new(passed, failed, skipped, total));
+        }
+        let tests = std::mem::take(&mut self.tests).into_vec();
+        if !runner {
+            for test in tests {
+                found.tests.push(&test.name, test.outcome, test.duration_us);
+            }
         }
     }
 }
@@ -108,6 +130,18 @@ impl Gtest {
             _ => 3,
         };
         counts[at] += n;
+    }
+
+    /// `suite.name (0 ms)` after a test's verdict: the test ended so. The lists at the end name
+    /// tests again without a time, and are not read here.
+    fn ended(&mut self, rest: &str, outcome: TestOutcome) {
+        let Some((named, took)) = rest.rsplit_once(" (") else { return };
+        let Some(millis) = took.strip_suffix(" ms)") else { return };
+        // `suite/0.name/1, where GetParam() = 4`: the name is before the parameter.
+        let name = named.split([' ', ',']).next().unwrap_or(named);
+        if !name.is_empty() {
+            self.tests.push(name, outcome, millis_to_us(millis));
+        }
     }
 
     /// `[  FAILED  ] suite.name (0 ms)` as the test ends, or `[  FAILED  ] suite.name` in the list
@@ -138,7 +172,7 @@ fn is_failure(head: &Head<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::parse::testing::{brief, parse};
-    use buildvise_plugin_api::TestSummary;
+    use buildvise_plugin_api::{TestCase, TestOutcome, TestSummary};
 
     const FORMATS: &[&str] = &["make", "ctest", "gtest", "gcc", "fallback"];
 
@@ -195,5 +229,62 @@ Expected equality of these values:
         let result = parse(FORMATS, &log, 8);
         assert_eq!(result.failed_tests, ["args-test", "args_test.clear", "args_test.size"]);
         assert_eq!(result.summary, Some(TestSummary::new(0, 1, 0, 1)));
+        assert_eq!(
+            result.tests,
+            [TestCase::new("args-test", TestOutcome::Failed, Some(10_000))],
+            "ctest's programs are the tests named, as they are the ones counted"
+        );
+    }
+
+    /// The names and outcomes a run named, in order.
+    fn named(log: &str, exit_code: i32) -> Vec<(String, TestOutcome)> {
+        parse(FORMATS, log, exit_code).tests.into_iter().map(|t| (t.name, t.outcome)).collect()
+    }
+
+    #[test]
+    fn alone_every_test_that_ended_is_named_once() {
+        let result = parse(FORMATS, ARGS_TEST, 1);
+        assert_eq!(result.tests[0], TestCase::new("args_test.named_custom_format", TestOutcome::Passed, Some(0)));
+        assert_eq!(result.tests.len(), 3, "the list at the end names no test again");
+        // GoogleTest 1.18 (google/googletest), its own gtest_skip_test run directly.
+        let skipped = "\
+[ RUN      ] SkipTest.DoesSkip
+/home/dev/src/demo/googletest/test/gtest_skip_test.cc:38: Skipped
+skipping single test
+
+[  SKIPPED ] SkipTest.DoesSkip (0 ms)
+[----------] 1 test from SkipTest (0 ms total)
+
+[==========] 1 test from 1 test suite ran. (0 ms total)
+[  PASSED  ] 0 tests.
+[  SKIPPED ] 1 test, listed below:
+[  SKIPPED ] SkipTest.DoesSkip
+";
+        assert_eq!(named(skipped, 0), [("SkipTest.DoesSkip".to_string(), TestOutcome::Skipped)]);
+        // A parameterised test built against it: its failure names its parameter after the name.
+        let parameterised = "\
+[ RUN      ] Small/Even.IsEven/0
+[       OK ] Small/Even.IsEven/0 (0 ms)
+[ RUN      ] Small/Even.IsEven/1
+p.cc:3: Failure
+Expected equality of these values:
+  0
+  GetParam() % 2
+    Which is: 1
+
+[  FAILED  ] Small/Even.IsEven/1, where GetParam() = 3 (0 ms)
+[----------] 2 tests from Small/Even (0 ms total)
+
+[==========] 2 tests from 1 test suite ran. (0 ms total)
+[  PASSED  ] 1 test.
+[  FAILED  ] 1 test, listed below:
+[  FAILED  ] Small/Even.IsEven/1, where GetParam() = 3
+
+ 1 FAILED TEST
+";
+        let result = parse(FORMATS, parameterised, 1);
+        let names: Vec<(&str, TestOutcome)> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome)).collect();
+        assert_eq!(names, [("Small/Even.IsEven/0", TestOutcome::Passed), ("Small/Even.IsEven/1", TestOutcome::Failed)]);
+        assert_eq!(result.failed_tests, ["Small/Even.IsEven/1"]);
     }
 }

@@ -25,7 +25,7 @@ mod shellcheck;
 
 use buildvise_plugin_api::{
     Diagnostic, DiagnosticSet, FormatSpec, Line, LogRange, ParseContext, ParseResult, Parser, Progress, Recogniser,
-    Recognisers, RunEnd, Severity, Stream, TestSummary, clip, relative_to,
+    Recognisers, RunEnd, Severity, Stream, TestCases, TestSummary, clip, relative_to,
 };
 
 /// Longest headline or note kept, in bytes.
@@ -113,6 +113,9 @@ pub(crate) struct Found {
     unsure: Vec<Diagnostic>,
     summary: Option<TestSummary>,
     failed_tests: Vec<String>,
+    /// Every test named, for reports: each recogniser adds those of the level the summary counts
+    /// (ctest's programs rather than the GoogleTest cases they print), so no test is there twice.
+    tests: TestCases,
 }
 
 impl Found {
@@ -201,6 +204,7 @@ impl GenericParser {
                 unsure: Vec::new(),
                 summary: None,
                 failed_tests: Vec::new(),
+                tests: TestCases::new(),
             },
         }
     }
@@ -239,6 +243,7 @@ impl Parser for GenericParser {
         ParseResult::new(diagnostics)
             .with_summary(found.summary.take())
             .with_failed_tests(std::mem::take(&mut found.failed_tests))
+            .with_tests(std::mem::take(&mut found.tests).into_vec())
     }
 }
 
