@@ -59,6 +59,9 @@ fn a_parsed_log_with_failed_tests_reads_as_a_failure_without_an_exit_code() {
     let run = sandbox.run(["parse", "cargo.test", "--log", &log, "--cwd", "/home/dev/src/project"]);
     run.expect_code(0);
     insta::assert_snapshot!("parse_without_exit_code", run.text());
+    let json = sandbox.run(["parse", "cargo.test", "--log", &log, "--cwd", "/home/dev/src/project", "--json"]);
+    let view: serde_json::Value = serde_json::from_slice(&json.stdout).expect("parse --json is JSON");
+    assert_eq!(view["success"], false, "the JSON says what the text says: {view}");
 }
 
 #[test]

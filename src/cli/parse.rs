@@ -94,7 +94,9 @@ pub fn run(cli: &Cli, args: &Args) -> anyhow::Result<i32> {
     if args.json {
         let by = |s| result.diagnostics.iter().filter(|d| d.severity == s).collect::<Vec<_>>();
         let view = ParseView {
-            success: result.success,
+            // The answer's word, as the text's: a log that shows a failure is one, whatever
+            // exit code `parse` was told (0 when told none).
+            success: rendered.structured["success"].as_bool().unwrap_or(false),
             exit_code: args.exit_code,
             errors: by(Severity::Error),
             warnings: by(Severity::Warning),
