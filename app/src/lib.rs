@@ -52,6 +52,7 @@ use buildvise_engine::run::Guard;
 use buildvise_engine::store::Store;
 use buildvise_engine::tools::{self, Tool};
 use buildvise_plugin_api::FormatSpec;
+use buildvise_plugin_api::abi::Linked;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,16 +82,22 @@ pub struct LoadedPlugin {
 
 impl App {
     /// The application with the operator's `config`: the run store at its default place, and the
-    /// plugins of `plugin_dirs` and the config's directories (never a project's), loaded as
-    /// `loading` says. With `guard`, a helper process ends the runs in flight if this process is
-    /// killed outright.
-    pub fn open(config: Config, plugin_dirs: &[PathBuf], guard: bool, loading: Loading) -> Result<App, AppError> {
+    /// plugins `linked` into the executable (a static build's) and those of `plugin_dirs` and the
+    /// config's directories (never a project's), loaded as `loading` says. With `guard`, a helper
+    /// process ends the runs in flight if this process is killed outright.
+    pub fn open(
+        config: Config,
+        plugin_dirs: &[PathBuf],
+        linked: Option<&Linked>,
+        guard: bool,
+        loading: Loading,
+    ) -> Result<App, AppError> {
         let mut dirs = plugin_dirs.to_vec();
         dirs.extend(config.plugin_dirs.iter().cloned());
         let guard = guard.then(Guard::start);
         let root = Store::default_root();
         let store = Store::open(&root)?;
-        let registry = Registry::discover(&dirs, Some(root.join(plugins::cache::FILE)), loading);
+        let registry = Registry::discover(&dirs, linked, Some(root.join(plugins::cache::FILE)), loading);
         Ok(App::new(registry, store, config, guard))
     }
 

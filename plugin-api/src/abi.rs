@@ -209,17 +209,35 @@ pub fn make<P: Plugin + Default + 'static>() -> Box<dyn Plugin> {
 /// the table of the one at `index`, or null past the last.
 #[doc(hidden)]
 pub fn install(makers: &[fn() -> Box<dyn Plugin>], index: u32) -> *const PluginTable {
+    let count = built(makers, quiet_panics);
+    usize::try_from(index).ok().filter(|&index| index < count).map_or(std::ptr::null(), |index| &TABLES[index])
+}
+
+/// The tables of a plugin library linked into the host's own executable (a static build, which
+/// cannot load libraries), in the library's order: what [`ENTRY_AT_SYMBOL`] gives a host that
+/// loads it.
+pub struct Linked {
+    pub tables: Vec<&'static PluginTable>,
+}
+
+/// Called by `export_plugins!`'s `linked_plugins`: builds the library's plugins once and returns
+/// their tables. The host's panic hook stays: it is the host's process.
+#[doc(hidden)]
+pub fn linked(makers: &[fn() -> Box<dyn Plugin>]) -> Linked {
+    let count = built(makers, || ());
+    Linked { tables: TABLES[..count].iter().collect() }
+}
+
+/// Builds the plugins of `makers` the first time it is called, after `first`; how many there are.
+fn built(makers: &[fn() -> Box<dyn Plugin>], first: impl FnOnce()) -> usize {
     let plugins = PLUGINS.get_or_init(|| {
-        quiet_panics();
+        first();
         let built = |make: &fn() -> Box<dyn Plugin>| {
             catch_unwind(*make).map_err(|p| format!("plugin constructor panicked: {}", panic_text(&*p)))
         };
         makers.iter().take(MAX_PLUGINS).map(built).collect()
     });
-    match usize::try_from(index) {
-        Ok(index) if index < plugins.len() => &TABLES[index],
-        _ => std::ptr::null(),
-    }
+    plugins.len()
 }
 
 thread_local! {
@@ -510,6 +528,12 @@ macro_rules! export_plugins {
         pub extern "C" fn buildvise_plugin_entry() -> *const $crate::abi::PluginTable {
             buildvise_plugin_entry_at(0)
         }
+
+        /// These plugins, for a host that links this library into its executable rather than
+        /// loading it.
+        pub fn linked_plugins() -> $crate::abi::Linked {
+            $crate::abi::linked(&[$($crate::abi::make::<$plugin>),+])
+        }
     };
 }
 
@@ -641,5 +665,9 @@ mod tests {
             [name(0), name(1), name(2), name(u32::MAX)],
             [Some("echo".into()), Some("second".into()), None, None]
         );
+        // Linked into the host's executable, the library gives the same tables.
+        let loaded: Vec<*const PluginTable> = (0..2).map(|i| install(MAKERS, i)).collect();
+        let linked: Vec<*const PluginTable> = linked(MAKERS).tables.into_iter().map(std::ptr::from_ref).collect();
+        assert_eq!(linked, loaded);
     }
 }

@@ -153,7 +153,16 @@ fn app(cli: &Cli, config: Config, guard: bool) -> anyhow::Result<App> {
 
 /// [`app`], with the plugins' libraries loaded as `loading` says: a server loads them all at once.
 fn app_loading(cli: &Cli, config: Config, guard: bool, loading: Loading) -> anyhow::Result<App> {
-    Ok(App::open(config, &cli.plugin_dir, guard, loading)?)
+    Ok(App::open(config, &cli.plugin_dir, linked_plugins().as_ref(), guard, loading)?)
+}
+
+/// The shipped plugins, when this binary was built with them linked in (`--features
+/// linked-plugins`: the static Linux build, which cannot load libraries; docs/install.md).
+fn linked_plugins() -> Option<buildvise_plugin_api::abi::Linked> {
+    #[cfg(feature = "linked-plugins")]
+    return Some(buildvise_plugin_toolchains::linked_plugins());
+    #[cfg(not(feature = "linked-plugins"))]
+    None
 }
 
 fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {

@@ -123,7 +123,13 @@ pub fn build(profile: &str, target: Option<&str>) -> anyhow::Result<Built> {
     if let Some(triple) = target {
         build.args(["--target", triple]);
     }
-    build.arg("-p").arg(format!("buildvise-plugin-{SHIPPED_PLUGINS}"));
+    // A static (musl) binary cannot load libraries: the plugins are linked into it instead.
+    let linked = target.is_some_and(|triple| triple.ends_with("-musl"));
+    if linked {
+        build.args(["--features", "linked-plugins"]);
+    } else {
+        build.arg("-p").arg(format!("buildvise-plugin-{SHIPPED_PLUGINS}"));
+    }
     let status = build.status().context("cannot run cargo")?;
     if !status.success() {
         bail!("`cargo build --profile {profile}` failed ({status}); fix what it reported above, then run again");
@@ -137,7 +143,7 @@ pub fn build(profile: &str, target: Option<&str>) -> anyhow::Result<Built> {
     let os = Os::of(target.unwrap_or(&host_triple()?));
     Ok(Built {
         binary: out.join(format!("buildvise{}", os.exe_suffix())),
-        plugins: vec![out.join(os.library(SHIPPED_PLUGINS))],
+        plugins: if linked { Vec::new() } else { vec![out.join(os.library(SHIPPED_PLUGINS))] },
     })
 }
 

@@ -64,6 +64,13 @@ impl PluginLibrary {
         tables.into_iter().enumerate().map(|(index, table)| Self::read(path, index, table)).collect()
     }
 
+    /// Every plugin of a library linked into this executable (the static build's shipped
+    /// plugins); `path` is the executable's.
+    pub fn linked(path: &Path, linked: &abi::Linked) -> Result<Vec<Arc<Self>>, LoadError> {
+        let tables = linked.tables.iter().copied().enumerate();
+        tables.map(|(index, table)| Self::read(path, index, table)).collect()
+    }
+
     /// The plugin at `index` of the library at `path`; the others' manifests are not asked for.
     pub fn load_one(path: &Path, index: usize) -> Result<Arc<Self>, LoadError> {
         let tables = tables(path)?;
@@ -135,26 +142,24 @@ fn tables(path: &Path) -> Result<Vec<&'static PluginTable>, LoadError> {
     let header = unsafe { (*header).read_unaligned() };
     check_header(&header)?;
     // SAFETY: both entry symbols' types are fixed by ABI 1, whose major the header just confirmed.
-    let entry_at = unsafe { library.get::<abi::EntryAtFn>(abi::ENTRY_AT_SYMBOL) };
-    let tables: Vec<*const PluginTable> = match entry_at {
-        Ok(entry_at) => (0..abi::MAX_PLUGINS as u32)
+    if let Ok(entry_at) = unsafe { library.get::<abi::EntryAtFn>(abi::ENTRY_AT_SYMBOL) } {
+        let tables: Vec<&'static PluginTable> = (0..abi::MAX_PLUGINS as u32)
             // SAFETY: calling an entry function is how plugins are initialised; it catches
-            // panics, and answers null past the library's last plugin.
-            .map(|index| unsafe { entry_at(index) })
-            .take_while(|table| !table.is_null())
-            .collect(),
-        // A library of ABI 1.0, which holds one plugin.
-        Err(_) => {
-            // SAFETY: as for `buildvise_plugin_entry_at`.
-            let entry = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }.map_err(|_| LoadError::NoEntry)?;
-            // SAFETY: as for `buildvise_plugin_entry_at(0)`.
-            vec![unsafe { entry() }]
-        }
-    };
-    // SAFETY: a non-null table is a static of the library, at least as large as the table of
-    // 1.0 (checked above), which is all this host reads of it; the library is never unloaded.
-    let tables: Option<Vec<&'static PluginTable>> = tables.into_iter().map(|t| unsafe { t.as_ref() }).collect();
-    tables.filter(|t| !t.is_empty()).ok_or(LoadError::NoEntry)
+            // panics, and answers null past the library's last plugin. A non-null table is a
+            // static of the library, at least as large as the table of 1.0 (checked above),
+            // which is all this host reads of it; the library is never unloaded.
+            .map_while(|index| unsafe { entry_at(index).as_ref() })
+            .collect();
+        return if tables.is_empty() { Err(LoadError::NoEntry) } else { Ok(tables) };
+    }
+    // A library of ABI 1.0, which holds one plugin.
+    // SAFETY: as for `buildvise_plugin_entry_at`.
+    let entry = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }.map_err(|_| LoadError::NoEntry)?;
+    // SAFETY: calling an entry function is how a plugin is initialised; it catches panics. A
+    // non-null table is a static of the library, at least as large as the table of 1.0 (checked
+    // above), which is all this host reads of it; the library is never unloaded.
+    let table = unsafe { entry().as_ref() }.ok_or(LoadError::NoEntry)?;
+    Ok(vec![table])
 }
 
 fn check_header(header: &AbiHeader) -> Result<(), LoadError> {

@@ -18,6 +18,7 @@ mod library;
 
 pub use library::{LoadError, ParserHandle, PluginError, PluginLibrary};
 
+use buildvise_plugin_api::abi::Linked;
 use buildvise_plugin_api::{CommandPlan, FormatSpec, Manifest, ParseContext, PlanRequest, ToolSpec};
 use cache::{ManifestCache, Stamp};
 use std::collections::{BTreeMap, HashSet};
@@ -130,12 +131,16 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Finds every plugin in `explicit` dirs and then the default places. `cache` is where the
-    /// manifests of libraries loaded before are kept (in the store), if anywhere.
-    pub fn discover(explicit: &[PathBuf], cache: Option<PathBuf>, loading: Loading) -> Self {
+    /// Finds the plugins `linked` into this executable (a static build's), then every plugin in
+    /// `explicit` dirs and the default places. `cache` is where the manifests of libraries loaded
+    /// before are kept (in the store), if anywhere.
+    pub fn discover(explicit: &[PathBuf], linked: Option<&Linked>, cache: Option<PathBuf>, loading: Loading) -> Self {
         let mut dirs: Vec<PathBuf> = explicit.to_vec();
         dirs.extend(default_dirs());
         let mut registry = Registry::default();
+        if let Some(linked) = linked {
+            registry.link(linked);
+        }
         let mut cache = ManifestCache::open(cache);
         let mut seen_names = HashSet::new();
         for (i, dir) in dirs.into_iter().enumerate() {
@@ -174,6 +179,15 @@ impl Registry {
                 }
             }
             Err(e) => self.failures.push(LoadFailure { path: path.to_path_buf(), reason: e.to_string() }),
+        }
+    }
+
+    /// Adds the plugins linked into this executable, shown as the executable's.
+    fn link(&mut self, linked: &Linked) {
+        let exe = std::env::current_exe().unwrap_or_default();
+        match PluginLibrary::linked(&exe, linked) {
+            Ok(plugins) => plugins.into_iter().for_each(|plugin| self.add(Arc::new(Plugin::loaded(plugin)))),
+            Err(e) => self.failures.push(LoadFailure { path: exe, reason: e.to_string() }),
         }
     }
 
