@@ -1,6 +1,7 @@
 //! The parser for every dotnet tool: one recogniser per kind of line, and at the end the console
 //! merged with the reports handed over (TRX, NUnit XML).
 //!
+//! - [`results`]: every test VSTest's result lines name, for the JUnit report of a saved log;
 //! - [`failure`]: failed tests printed by VSTest, the Terminal Logger, Microsoft.Testing.Platform
 //!   and nunit-console;
 //! - [`crash`]: a test host or program killed by an unhandled exception;
@@ -19,12 +20,13 @@ pub mod failure;
 pub mod format;
 pub mod msbuild;
 pub mod report;
+pub mod results;
 pub mod runs;
 pub mod summary;
 pub mod text;
 
 use buildvise_plugin_api::{
-    Diagnostic, DiagnosticSet, Head, Line, ParseContext, ParseResult, Parser, Recognisers, RunEnd, Severity,
+    Diagnostic, DiagnosticSet, Head, Line, ParseContext, ParseResult, Parser, Recognisers, RunEnd, Severity, TestCases,
     TestSummary, clip,
 };
 use failure::Failure;
@@ -76,6 +78,8 @@ pub struct Found {
     failed_projects: HashSet<String>,
     /// The runners' totals, once the output ended.
     counts: Option<Counts>,
+    /// The tests VSTest's result lines named, used when no report names them.
+    console_tests: TestCases,
 }
 
 impl Found {
@@ -135,6 +139,7 @@ impl DotnetParser {
         // In the order a line is offered: a failed test's block and a crash's stack first, as
         // they take lines that no prefix announces.
         let recognisers = Recognisers::new()
+            .add_in(&["vstest"], results::Results)
             .add_in(&["vstest"], failure::Failures::default())
             .add_in(&["vstest"], crash::Crashes::default())
             .add_in(&["vstest"], Summaries::default())
@@ -155,6 +160,7 @@ impl DotnetParser {
             test_runs: HashSet::new(),
             failed_projects: HashSet::new(),
             counts: None,
+            console_tests: TestCases::new(),
         };
         DotnetParser {
             recognisers,
@@ -245,6 +251,10 @@ impl Parser for DotnetParser {
         } else {
             None
         };
+        // A report names every test of its run; the console, only those its verbosity prints.
+        if tests.is_empty() {
+            tests = std::mem::take(&mut found.console_tests).into_vec();
+        }
         let mut diagnostics = std::mem::take(&mut found.diagnostics).into_vec();
         let failed_tests = std::mem::take(&mut found.failed_tests);
         let stopped = self.stopped_early(summary.as_ref());
