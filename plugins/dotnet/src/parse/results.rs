@@ -49,8 +49,7 @@ mod tests {
 
     #[test]
     fn result_lines_as_vstest_prints_them() {
-        // From ../shared/corpus's win-vstest-normal-verbosity-all-passed and
-        // test-xunit-assert-diff-exception-skip.
+        // Lines of captured logs: xunit on Windows at normal verbosity, and the NUnit adapter.
         assert_eq!(
             result("  Passed Wintap.Tests.RegistryCaptureEnablerTests.AcquireHandleRejectsNullFieldValue [12 ms]"),
             Some((
