@@ -10,7 +10,7 @@
 mod common;
 
 use buildvise_plugin_api::abi::{ABI_MINOR, ABI_VERSION};
-use common::{output_of_copy, root};
+use common::{bare, output_of_copy, root};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -52,18 +52,6 @@ fn show(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-/// An empty environment: a home and a PATH of empty directories of `scratch`, nothing else (no
-/// `BUILDVISE_PLUGIN_PATH`, no XDG directories).
-fn bare(binary: &Path, scratch: &Path) -> Command {
-    let (home, path) = (scratch.join("home"), scratch.join("empty-path"));
-    for dir in [&home, &path] {
-        std::fs::create_dir_all(dir).expect("create scratch dir");
-    }
-    let mut cmd = Command::new(binary);
-    cmd.env_clear().env("HOME", &home).env("PATH", &path).current_dir(&home).stdin(Stdio::null());
-    cmd
 }
 
 fn run(cmd: &mut Command) -> (String, String) {

@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::{root, skip};
-use std::path::{Path, PathBuf};
+use common::{bare, root, skip};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 const TARGET: &str = "x86_64-unknown-linux-musl";
@@ -63,17 +63,6 @@ fn has_interpreter(elf: &[u8]) -> bool {
     })
 }
 
-/// The binary in an empty world: no plugin directory, nothing on PATH, a home of its own.
-fn isolated(binary: &Path, scratch: &Path) -> Command {
-    let (home, path) = (scratch.join("home"), scratch.join("empty-path"));
-    for dir in [&home, &path] {
-        std::fs::create_dir_all(dir).expect("create scratch dir");
-    }
-    let mut cmd = Command::new(binary);
-    cmd.env_clear().env("HOME", &home).env("PATH", &path).current_dir(&home).stdin(Stdio::null());
-    cmd
-}
-
 #[test]
 fn the_static_binary_needs_no_library_and_runs_every_plugin_linked_in() {
     if provision().is_none() {
@@ -86,7 +75,7 @@ fn the_static_binary_needs_no_library_and_runs_every_plugin_linked_in() {
     assert!(has_interpreter(&own), "the check tells a dynamic executable from a static one");
 
     let scratch = tempfile::tempdir().expect("a temporary dir");
-    let list = isolated(&binary, scratch.path()).arg("list").output().expect("list runs");
+    let list = bare(&binary, scratch.path()).arg("list").output().expect("list runs");
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(list.status.success(), "{text}\n{}", String::from_utf8_lossy(&list.stderr));
     // The generic plugin's tools need their programs on PATH, which is empty: it is named below.
@@ -101,7 +90,7 @@ fn the_static_binary_needs_no_library_and_runs_every_plugin_linked_in() {
 
     // A linked plugin parses as a loaded one does: a saved cargo log's error, at its place.
     let log = root().join("tests/fixtures/corpus/cargo/test-mixed-failures/combined.log");
-    let parse = isolated(&binary, scratch.path())
+    let parse = bare(&binary, scratch.path())
         .args(["parse", "cargo.test", "--log"])
         .arg(&log)
         .args(["--cwd", "/home/dev/src/project", "--json"])

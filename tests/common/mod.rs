@@ -257,6 +257,19 @@ pub fn toolchains() -> &'static Path {
     })
 }
 
+/// `binary` in an empty environment: a home and a PATH of empty directories of `scratch`,
+/// nothing else (no `BUILDVISE_PLUGIN_PATH`, no XDG directories), for a binary that must find
+/// its plugins by itself.
+pub fn bare(binary: &Path, scratch: &Path) -> Command {
+    let (home, path) = (scratch.join("home"), scratch.join("empty-path"));
+    for dir in [&home, &path] {
+        std::fs::create_dir_all(dir).expect("create scratch dir");
+    }
+    let mut cmd = Command::new(binary);
+    cmd.env_clear().env("HOME", &home).env("PATH", &path).current_dir(&home).stdin(Stdio::null());
+    cmd
+}
+
 /// Runs `cmd`, whose program this test process copied, to its end. While another test's thread
 /// forks a child, the child holds for an instant every descriptor open here, the copy's write end
 /// among them, and the kernel will not run a file open for writing (ETXTBSY): that is waited out.
