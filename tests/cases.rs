@@ -4,7 +4,8 @@
 //! and must give exactly the expected errors, warnings, test counts and "what did not run"; its
 //! `standard` answer is pinned as a snapshot. A last test reads every case it can find, these and
 //! the shared corpus beside the project, and holds the rule that a failed run is never answered
-//! with its status line alone.
+//! with its status line alone. A case that lists `expected.named_tests` (passed, failed and
+//! skipped) must also get a JUnit report with that many testcases of each.
 
 mod common;
 
@@ -133,6 +134,24 @@ fn check(case: &Case, got: &Value, how: &str) -> Vec<String> {
     problems.into_iter().map(|p| format!("{} ({how}): {p}", case.name())).collect()
 }
 
+/// How the case's JUnit report differs from `expected.named_tests`, if the case has one.
+fn check_named(case: &Case, sandbox: &common::Sandbox, streams: bool) -> Vec<String> {
+    let Some(want) = case.spec["expected"]["named_tests"].as_object() else { return Vec::new() };
+    let mut args = case.parse_args(streams, "standard");
+    args.extend(["--format".into(), "junit".into()]);
+    let xml = sandbox.run(&args).expect_code(0).text();
+    let cases = common::junit_cases(&xml);
+    let how = if streams { "streams" } else { "combined" };
+    [("passed", ""), ("failed", "failure"), ("skipped", "skipped")]
+        .iter()
+        .filter_map(|(key, inner)| {
+            let got = cases.iter().filter(|(_, _, i)| i == inner).count() as u64;
+            (want.get(*key).and_then(Value::as_u64) != Some(got))
+                .then(|| format!("{} ({how}): named_tests {key}: expected {}, got {got}", case.name(), want[*key]))
+        })
+        .collect()
+}
+
 #[test]
 fn captured_cases_give_exactly_the_expected_answers() {
     let cases: Vec<Case> = case_dirs(&root().join("tests/fixtures/cases")).iter().map(|d| Case::read(d)).collect();
@@ -147,6 +166,7 @@ fn captured_cases_give_exactly_the_expected_answers() {
             let run = sandbox.run(&args);
             run.expect_code(0);
             problems.extend(check(case, &run.json(), if streams { "streams" } else { "combined" }));
+            problems.extend(check_named(case, &sandbox, streams));
         }
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
