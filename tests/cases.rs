@@ -137,12 +137,13 @@ fn check(case: &Case, got: &Value, how: &str) -> Vec<String> {
 /// What differs between the `<testcase>`s a case's JUnit report holds, by kind (`passed`,
 /// `skipped`, `failed`, `error`), and its `junit_testcases`: the tests the tool named and the
 /// failures known otherwise. Nothing for a case that does not say.
-fn check_junit(case: &Case, sandbox: &common::Sandbox) -> Vec<String> {
+fn check_junit(case: &Case, sandbox: &common::Sandbox, streams: bool) -> Vec<String> {
     let Some(expected) = case.spec["junit_testcases"].as_object() else { return Vec::new() };
-    let mut args = case.parse_args(false, "standard");
+    let mut args = case.parse_args(streams, "standard");
     args.extend(["--format".into(), "junit".into()]);
     let xml = sandbox.run(&args).expect_code(0).text();
     let cases = junit_cases(&xml);
+    let how = if streams { "streams" } else { "combined" };
     let mut problems = Vec::new();
     for (kind, want) in expected {
         let inner = match kind.as_str() {
@@ -152,7 +153,8 @@ fn check_junit(case: &Case, sandbox: &common::Sandbox) -> Vec<String> {
         };
         let got = cases.iter().filter(|(_, _, i)| i == inner).count() as u64;
         if want.as_u64() != Some(got) {
-            problems.push(format!("{}: {got} {kind} testcases in the JUnit report, expected {want}", case.name()));
+            problems
+                .push(format!("{} ({how}): {got} {kind} testcases in the JUnit report, expected {want}", case.name()));
         }
     }
     problems
@@ -172,8 +174,8 @@ fn captured_cases_give_exactly_the_expected_answers() {
             let run = sandbox.run(&args);
             run.expect_code(0);
             problems.extend(check(case, &run.json(), if streams { "streams" } else { "combined" }));
+            problems.extend(check_junit(case, &sandbox, streams));
         }
-        problems.extend(check_junit(case, &sandbox));
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
     for case in &cases {

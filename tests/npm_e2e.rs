@@ -9,7 +9,11 @@
 //!   build whose `src/main.ts` imports `chart-lib`, which is not installed;
 //! - `start-crash`: no dependencies; `start` runs node on an order without lines, which throws an
 //!   uncaught TypeError in `src/totals.js`;
-//! - `local-dep`: depends only on a folder inside itself, so `npm install` needs no registry.
+//! - `local-dep`: depends only on a folder inside itself, so `npm install` needs no registry;
+//! - `mocha-app`: `test` is Mocha's spec reporter over nested suites: two passing tests, one
+//!   slow enough for Mocha to print its time, one failing, one pending;
+//! - `node-test-app`: no dependencies; `test` is `node --test` (TAP on a pipe) over a describe
+//!   with a nested one, a test with a subtest, one failing and one skipped test.
 //!
 //! Dependencies are installed once with `npm ci` into `target/test-env/npm/NAME-HASH` (HASH of
 //! the lockfile, so a changed lockfile gets a fresh install). Each test gets a fresh copy of the
@@ -318,6 +322,73 @@ fn junit_names_every_test(sb: &Sandbox, id: &str, failed: &[&str]) {
     }
     for (name, time, inner) in &cases {
         assert!(inner == "skipped" || time.parse::<f64>().is_ok(), "{name}: time {time:?}");
+    }
+}
+
+/// The `<testcase>` elements of run `id`'s JUnit report: name, time, and the element inside.
+fn junit_of(sb: &Sandbox, id: &str) -> Vec<(String, String, String)> {
+    common::junit_cases(&run(sb, ["log", id, "--format", "junit"]).text())
+}
+
+/// Names and outcomes (`failure`, `skipped`, or empty for passed) of `cases`, in order.
+fn outcomes(cases: &[(String, String, String)]) -> Vec<(&str, &str)> {
+    cases.iter().map(|(name, _, inner)| (name.as_str(), inner.as_str())).collect()
+}
+
+#[test]
+fn mocha_spec_output_names_every_test_in_junit_under_its_suites() {
+    if !have_node() {
+        return;
+    }
+    let sb = sandbox();
+    let dir = project(&sb, "mocha-app");
+    let exec = run(&sb, ["exec", "npm.test", "--cwd", &cwd_arg(&dir), "--json"]);
+    exec.expect_code(1);
+    let answer = exec.json();
+    assert_eq!(answer["summary"]["passed"], 3, "{exec}");
+    let cases = junit_of(&sb, &run_id(&answer));
+    assert_eq!(
+        outcomes(&cases),
+        [
+            ("Queue > starts empty", ""),
+            ("Queue > drains in parallel", "skipped"),
+            ("Queue > shift > returns the oldest item", ""),
+            ("Queue > shift > returns the newest item", "failure"),
+            ("Queue > shift > waits for a slow producer", ""),
+        ],
+        "{exec}"
+    );
+    // Mocha prints a time only for a slow test, and that one waits 120ms.
+    let slow: f64 = cases[4].1.parse().unwrap_or_else(|e| panic!("time {:?}: {e}", cases[4].1));
+    assert!(slow >= 0.1, "{cases:?}");
+}
+
+#[test]
+fn node_test_tap_names_every_test_in_junit_but_not_its_describes() {
+    if !have_node() {
+        return;
+    }
+    let sb = sandbox();
+    let dir = sources(&sb, "node-test-app");
+    let exec = run(&sb, ["exec", "npm.test", "--cwd", &cwd_arg(&dir), "--json"]);
+    exec.expect_code(1);
+    let answer = exec.json();
+    assert_eq!(answer["summary"]["passed"], 4, "{exec}");
+    let cases = junit_of(&sb, &run_id(&answer));
+    assert_eq!(
+        outcomes(&cases),
+        [
+            ("cart > starts empty", ""),
+            ("cart > totals > adds prices", ""),
+            ("cart > totals > applies the coupon", "failure"),
+            ("cart > ships abroad", "skipped"),
+            ("checkout > charges the card", ""),
+            ("checkout", ""),
+        ],
+        "{exec}"
+    );
+    for (name, time, _) in &cases {
+        assert!(time.parse::<f64>().is_ok_and(|t| t > 0.0), "{name}: time {time:?}");
     }
 }
 

@@ -5,11 +5,19 @@
 //! ending in `:`, then the error (`AssertionError [ERR_ASSERTION]: ...`) and its stack. Before the
 //! summary, the same `1) title` shape appears in the test tree, so blocks are only read after it.
 //! Assertion messages can be printed unindented, so a block runs until the next one.
+//!
+//! The tree before the summary names every test: `✔ title` (with `(75ms)` only when slow),
+//! `N) title` for a failure, `- title` when pending, under suite titles two spaces deeper per
+//! level. A test is named with its suite titles joined as a failure block names it
+//! (`Suite > nested > title`): that is Mocha's own full title, the one a CI viewer shows, and
+//! titles alone repeat across suites (`should set value`). Names are only kept when the summary
+//! counts as many as the tree named, so a tree broken by a test's own output names none rather
+//! than some.
 
 use super::frames;
 use crate::parse::sink::Sink;
-use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
-use buildvise_plugin_api::{Recogniser, Text, Wants};
+use buildvise_plugin_api::{Diagnostic, TestCase, TestOutcome, TestSummary, join_test_name, millis_to_us};
+use buildvise_plugin_api::{Recogniser, TestCases, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -18,6 +26,9 @@ static PASSING: LazyLock<Regex> =
 static COUNT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s+(\d+) (pending|failing)$").expect("valid regex"));
 static FAILURE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^  (\d+)\) (.*)$").expect("valid regex"));
 static ERR_CODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[(ERR_[A-Z0-9_]+)\]").expect("valid regex"));
+/// A test of the tree: its mark (`✔`, `1)`, `-`), title, and the milliseconds of a slow one.
+static TREE_TEST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\x{2714}|\d+\)|-) (.+?)(?: \((\d+)ms\))?$").expect("valid regex"));
 
 #[derive(Default)]
 pub struct Mocha {
@@ -26,6 +37,12 @@ pub struct Mocha {
     /// True once `N failing` was read: failure blocks follow.
     in_failures: bool,
     block: Option<Block>,
+    /// The suite titles above the tree line being read: (indentation, title).
+    suites: Vec<(usize, String)>,
+    /// The tests the tree named so far, waiting for the summary to confirm them.
+    tree: Vec<TestCase>,
+    /// The tests of a tree whose summary counted them, named once the failures are read.
+    named: Vec<TestCase>,
 }
 
 struct Block {
@@ -43,10 +60,13 @@ impl Recogniser<Sink> for Mocha {
         self.counts.is_some() || self.block.is_some()
     }
 
-    /// The counts and failure titles start with a number, after the indentation.
+    /// The counts and failure titles start with a number, after the indentation; the tree's
+    /// suites and tests are indented.
     fn wants(&self) -> Wants {
-        // Mocha's counts and numbered failures start with a digit after the indentation.
-        Wants::test(|head| head.unindented.first().is_some_and(u8::is_ascii_digit))
+        Wants::test(|head| {
+            head.unindented.first().is_some_and(u8::is_ascii_digit)
+                || (head.bytes.first() == Some(&b' ') && !head.unindented.is_empty())
+        })
     }
 
     fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
@@ -55,9 +75,13 @@ impl Recogniser<Sink> for Mocha {
         // Mocha indents its summary and failures: a count at column 0 is some program's.
         if first.is_some_and(|b| b.is_ascii_digit()) && text.starts_with(char::is_whitespace) {
             if let Some(caps) = PASSING.captures(text) {
-                self.flush(sink);
+                // The tree just read is this summary's: only the run before it is done.
+                self.end_block(sink);
+                self.end_summary(sink);
+                self.name_tests(sink);
                 self.in_failures = false;
                 self.counts = Some([caps[1].parse().unwrap_or(0), 0, 0]);
+                self.suites.clear();
                 return true;
             }
             if let (Some(counts), Some(caps)) = (&mut self.counts, COUNT.captures(text)) {
@@ -90,7 +114,12 @@ impl Recogniser<Sink> for Mocha {
         if self.counts.is_some() && !ln.trimmed.is_empty() && !self.in_failures {
             self.end_summary(sink);
         }
-        let Some(block) = &mut self.block else { return false };
+        let Some(block) = &mut self.block else {
+            if self.counts.is_none() {
+                self.tree_line(ln);
+            }
+            return false;
+        };
         let line = ln.trimmed;
         if line.is_empty() {
             return true;
@@ -110,6 +139,9 @@ impl Recogniser<Sink> for Mocha {
     fn flush(&mut self, sink: &mut Sink) {
         self.end_block(sink);
         self.end_summary(sink);
+        self.name_tests(sink);
+        self.suites.clear();
+        self.tree.clear();
     }
 }
 
@@ -133,13 +165,58 @@ impl Mocha {
         if let Some([passed, skipped, failed]) = self.counts.take() {
             let total = passed.saturating_add(skipped).saturating_add(failed);
             sink.add_summary(TestSummary::new(passed, failed, skipped, total));
+            let tree = std::mem::take(&mut self.tree);
+            let count = |outcome| tree.iter().filter(|t| t.outcome == outcome).count() as u64;
+            if count(TestOutcome::Passed) == passed && count(TestOutcome::Skipped) == skipped {
+                self.named.extend(tree);
+            }
         }
+    }
+
+    /// Names the tests of the trees whose summaries were read, after their failure blocks.
+    fn name_tests(&mut self, sink: &mut Sink) {
+        for test in std::mem::take(&mut self.named) {
+            // A failure is named as its block named it; a hook's failure in the tree names none.
+            if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
+                sink.tests.push(&test.name, test.outcome, test.duration_us);
+            }
+        }
+    }
+
+    /// A line of the tree before the summary: a suite's title, or a test under the suites
+    /// indented less than it.
+    fn tree_line(&mut self, ln: &Text<'_>) {
+        let indent = ln.text.len() - ln.unindented.len();
+        self.suites.retain(|(i, _)| *i < indent);
+        // Most indented lines are no test: the regex only runs on lines that start like one.
+        let marked =
+            ln.unindented.starts_with(['\u{2714}', '-']) || ln.unindented.starts_with(|c: char| c.is_ascii_digit());
+        let caps = if marked { TREE_TEST.captures(ln.trimmed) } else { None };
+        let Some(caps) = caps else {
+            self.suites.push((indent, ln.trimmed.to_string()));
+            return;
+        };
+        let outcome = match &caps[1] {
+            "\u{2714}" => TestOutcome::Passed,
+            "-" => TestOutcome::Skipped,
+            _ => TestOutcome::Failed,
+        };
+        // Bounded as `TestCases` is: past the cap the counts disagree with the tree, which then
+        // names nothing (failures are still reported by their blocks).
+        if self.tree.len() >= TestCases::MAX {
+            return;
+        }
+        let mut path: Vec<&str> = self.suites.iter().map(|(_, title)| title.as_str()).collect();
+        path.push(&caps[2]);
+        let duration = caps.get(3).and_then(|ms| millis_to_us(ms.as_str()));
+        self.tree.push(TestCase::new(join_test_name(&path), outcome, duration));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::parse::tests::{errors, parse};
+    use buildvise_plugin_api::TestOutcome;
 
     #[test]
     fn spec_reporter_failures_and_summary() {
@@ -185,6 +262,42 @@ mod tests {
         assert_eq!(errs[1].file.as_deref(), Some("src/calc.js"));
         let s = result.summary.expect("summary");
         assert_eq!((s.passed, s.failed, s.skipped, s.total), (1, 2, 1, 4));
+        let named: Vec<_> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome)).collect();
+        assert_eq!(
+            named,
+            [
+                ("Calculator > add > adds", TestOutcome::Passed),
+                ("Calculator > add > subtracts", TestOutcome::Failed),
+                ("Calculator > multiplies later", TestOutcome::Skipped),
+                ("top level", TestOutcome::Failed),
+            ]
+        );
+    }
+
+    #[test]
+    fn slow_tests_carry_their_time_and_suites_end_where_the_indentation_does() {
+        let log = "\n\n  Stack\n    push\n      \u{2714} grows (81ms)\n    \u{2714} starts empty\n  \u{2714} loads\n\n\n  3 passing (95ms)\n\n";
+        let result = parse(log, 0);
+        let named: Vec<_> = result.tests.iter().map(|t| (t.name.as_str(), t.duration_us)).collect();
+        assert_eq!(named, [("Stack > push > grows", Some(81_000)), ("Stack > starts empty", None), ("loads", None)]);
+    }
+
+    #[test]
+    fn a_tree_the_summary_does_not_count_names_no_test() {
+        let log = "  suite\n    \u{2714} one\n    \u{2714} two\n\n  3 passing (4ms)\n\n";
+        let result = parse(log, 0);
+        assert_eq!(result.summary.map(|s| s.passed), Some(3));
+        assert!(result.tests.is_empty(), "{:?}", result.tests);
+    }
+
+    #[test]
+    fn each_run_names_its_own_tree() {
+        let run = |pkg: &str| {
+            format!("\n> {pkg}@1.0.0 test\n> mocha\n\n  {pkg}\n    \u{2714} works\n\n  1 passing (2ms)\n\n")
+        };
+        let result = parse(&format!("{}{}", run("a"), run("b")), 0);
+        let named: Vec<_> = result.tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(named, ["a > works", "b > works"]);
     }
 
     #[test]

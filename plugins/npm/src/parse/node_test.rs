@@ -9,12 +9,20 @@
 //! Spec prints `▶ suite` before its first child and `▶ suite (2ms)` after its last, `✖ test (1ms)`
 //! for a failure with the error indented below it, and repeats the failures after
 //! `✖ failing tests:`, which are not read again.
+//!
+//! Every test is named for reports: TAP's `ok`/`not ok` with `duration_ms` from its YAML block,
+//! spec's `✔ name (0.5ms)` and `﹣ name (0.1ms) # SKIP`. Node counts a test that has subtests
+//! as a test, and a `describe` (TAP `type: 'suite'`, spec `▶ name (2ms)`) as a suite, not a test,
+//! so only the first is named; a parent that failed only through its children is named as its
+//! failure is, not at all. A name is qualified by its enclosing tests and suites, as a failure
+//! is. The names are kept only when the run's counts agree with them: output broken by a test's
+//! own lines names none rather than some.
 
 use super::frames;
 use crate::parse::sink::Sink;
 use buildvise_plugin_api::occurrences;
-use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
-use buildvise_plugin_api::{Recogniser, Text, Wants};
+use buildvise_plugin_api::{Diagnostic, TestCase, TestOutcome, TestSummary, join_test_name, millis_to_us};
+use buildvise_plugin_api::{Recogniser, TestCases, Text, Wants};
 use memchr::memmem::Finder;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -26,7 +34,7 @@ static TAP_HEAD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?:not )?ok \d
 static TAP_DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^ # (\w+)").expect("valid regex"));
 static DIRECTIVE_MARK: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" # "));
 static SPEC_RESULT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?P<name>.*) \(\d+(?:\.\d+)?ms\)(?: # (?P<directive>\w+).*)?$").expect("valid regex")
+    Regex::new(r"^(?P<name>.*) \((?P<ms>\d+(?:\.\d+)?)ms\)(?: # (?P<directive>\w+).*)?$").expect("valid regex")
 });
 
 static ERR_CODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[(ERR_[A-Z0-9_]+)\]").expect("valid regex"));
@@ -41,6 +49,20 @@ pub struct NodeTest {
     counts: [Option<u64>; 6],
     /// After spec's `✖ failing tests:`: repeats only.
     repeats: bool,
+    /// TAP: the last result, until its YAML block (duration, type) ends.
+    result: Option<Named>,
+    /// The tests named since the last counts, waiting for them.
+    named: Vec<TestCase>,
+}
+
+/// A TAP result being read.
+struct Named {
+    test: TestCase,
+    indent: usize,
+    /// A `describe`, which Node does not count as a test.
+    suite: bool,
+    /// Failed only through its subtests, which are named themselves.
+    parent_only: bool,
 }
 
 struct Failure {
@@ -61,37 +83,68 @@ struct Failure {
 
 impl Recogniser<Sink> for NodeTest {
     fn is_open(&self) -> bool {
-        self.failure.is_some()
+        self.failure.is_some() || self.result.is_some()
     }
 
     /// How TAP's and spec's lines start: comments (`# Subtest:`, `# tests 3`), results, the version,
     /// and spec's suites, failures and counts.
     fn wants(&self) -> Wants {
-        Wants::starts_unindented(&["#", "ok ", "not ok ", "TAP version 1", "\u{25b6} ", "\u{2716} ", "\u{2139} "])
+        Wants::starts_unindented(&[
+            "#",
+            "ok ",
+            "not ok ",
+            "TAP version 1",
+            "\u{25b6} ",
+            "\u{2716} ",
+            "\u{2139} ",
+            "\u{2714} ",
+            "\u{fe63} ",
+        ])
     }
 
     fn feed(&mut self, ln: &Text<'_>, sink: &mut Sink) -> bool {
         let trimmed = ln.unindented;
         let indent = ln.text.len() - trimmed.len();
+        let in_yaml = self.result_line(trimmed, indent);
         if self.failure.is_some() && self.failure_line(trimmed, indent, ln.number, sink) {
+            return true;
+        }
+        if in_yaml {
             return true;
         }
         let Some(first) = trimmed.chars().next() else { return false };
         match first {
             '#' | 'o' | 'n' | 'T' => self.tap_line(trimmed, indent, ln.number, sink),
-            '\u{25b6}' | '\u{2716}' | '\u{2139}' => self.spec_line(trimmed, indent, ln.number),
+            '\u{25b6}' | '\u{2716}' | '\u{2139}' | '\u{2714}' | '\u{fe63}' => {
+                self.spec_line(trimmed, indent, ln.number)
+            }
             _ => false,
         }
     }
 
     fn flush(&mut self, sink: &mut Sink) {
         self.emit(sink);
+        self.end_result();
         self.stack.clear();
         self.repeats = false;
+        let named = std::mem::take(&mut self.named);
         if let [Some(tests), pass, fail, cancelled, skipped, todo] = std::mem::take(&mut self.counts) {
             let get = |n: Option<u64>| n.unwrap_or(0);
             let (failed, skipped) = (get(fail).saturating_add(get(cancelled)), get(skipped).saturating_add(get(todo)));
             sink.add_summary(TestSummary::new(get(pass), failed, skipped, tests));
+            let count = |outcome| named.iter().filter(|t: &&TestCase| t.outcome == outcome).count() as u64;
+            if count(TestOutcome::Passed) == get(pass) && count(TestOutcome::Skipped) == skipped {
+                name_tests(named, sink);
+            }
+        }
+    }
+}
+
+/// Puts the tests a run named into the sink; a failure only as its diagnostic named it.
+fn name_tests(named: Vec<TestCase>, sink: &mut Sink) {
+    for test in named {
+        if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
+            sink.tests.push(&test.name, test.outcome, test.duration_us);
         }
     }
 }
@@ -114,16 +167,67 @@ impl NodeTest {
         }
         let Some(result) = tap_result(trimmed) else { return false };
         self.emit(sink);
+        self.end_result();
         let excused =
             result.directive.is_some_and(|d| d.eq_ignore_ascii_case("TODO") || d.eq_ignore_ascii_case("SKIP"));
+        let mut path: Vec<String> = self.stack.iter().filter(|(i, _)| *i < indent).map(|(_, n)| n.clone()).collect();
+        path.push(result.name.map_or_else(String::new, unescape));
+        let name = join_test_name(&path);
         if result.failed && !excused {
-            let mut path: Vec<String> =
-                self.stack.iter().filter(|(i, _)| *i < indent).map(|(_, n)| n.clone()).collect();
-            path.push(result.name.map_or_else(String::new, unescape));
-            self.failure = Some(Failure::new(join_test_name(&path), indent, true, number));
+            self.failure = Some(Failure::new(name.clone(), indent, true, number));
         }
+        let outcome = match (excused, result.failed) {
+            (true, _) => TestOutcome::Skipped,
+            (false, true) => TestOutcome::Failed,
+            (false, false) => TestOutcome::Passed,
+        };
+        let test = TestCase::new(name, outcome, None);
+        self.result = Some(Named { test, indent, suite: false, parent_only: false });
         self.stack.retain(|(i, _)| *i < indent);
         true
+    }
+
+    /// A line while a TAP result is open: its YAML block's `duration_ms`, `type` and
+    /// `failureType` are read; a line no deeper than the result ends it. True for a line of
+    /// the block.
+    fn result_line(&mut self, trimmed: &str, indent: usize) -> bool {
+        let Some(result) = &mut self.result else { return false };
+        // A blank line is no one's, and leaves the block open.
+        if trimmed.is_empty() {
+            return false;
+        }
+        if indent <= result.indent {
+            self.end_result();
+            return false;
+        }
+        if indent == result.indent + 2
+            && let Some((key, value)) = trimmed.split_once(": ")
+        {
+            match key {
+                "duration_ms" => result.test.duration_us = millis_to_us(value.trim()),
+                "type" => result.suite = unquote(value) == "suite",
+                "failureType" => result.parent_only = unquote(value) == "subtestsFailed",
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Keeps the open TAP result's test, unless it is no test of its own.
+    fn end_result(&mut self) {
+        let Some(result) = self.result.take() else { return };
+        let parent_failure = result.parent_only && result.test.outcome == TestOutcome::Failed;
+        if !result.suite && !parent_failure {
+            self.push_named(result.test);
+        }
+    }
+
+    /// Keeps a named test, bounded as `TestCases` is: past the cap the counts disagree with the
+    /// names, which are then dropped (failures are still reported by their diagnostics).
+    fn push_named(&mut self, test: TestCase) {
+        if self.named.len() < TestCases::MAX {
+            self.named.push(test);
+        }
     }
 
     fn spec_line(&mut self, trimmed: &str, indent: usize, number: u64) -> bool {
@@ -143,22 +247,40 @@ impl NodeTest {
             }
             return true;
         }
-        let Some(rest) = trimmed.strip_prefix("\u{2716} ") else { return false };
+        let (failed, rest) = match trimmed.strip_prefix("\u{2716} ") {
+            Some(rest) => (true, rest),
+            None => match trimmed.strip_prefix("\u{2714} ").or_else(|| trimmed.strip_prefix("\u{fe63} ")) {
+                Some(rest) => (false, rest),
+                None => return false,
+            },
+        };
         let Some(caps) = SPEC_RESULT.captures(rest) else { return false };
         if self.repeats {
             return true;
         }
         let name = &caps["name"];
-        if self.stack.last().is_some_and(|(i, n)| *i == indent && n == name) {
-            self.stack.pop();
-            return true;
-        }
-        if caps.name("directive").is_some_and(|d| d.as_str().eq_ignore_ascii_case("todo")) {
-            return true;
-        }
+        let duration = millis_to_us(&caps["ms"]);
         let mut path: Vec<&str> = self.stack.iter().filter(|(i, _)| *i < indent).map(|(_, n)| n.as_str()).collect();
         path.push(name);
-        self.failure = Some(Failure::new(join_test_name(&path), indent, false, number));
+        let test = join_test_name(&path);
+        let excused = caps.name("directive").is_some_and(|d| {
+            let d = d.as_str();
+            d.eq_ignore_ascii_case("todo") || d.eq_ignore_ascii_case("skip")
+        });
+        // The end of a test with subtests, which printed `▶ name` before them.
+        let parent = self.stack.last().is_some_and(|(i, n)| *i == indent && n == name);
+        if parent {
+            self.stack.pop();
+        }
+        if excused || !failed {
+            let outcome = if excused { TestOutcome::Skipped } else { TestOutcome::Passed };
+            self.push_named(TestCase::new(test, outcome, duration));
+            return true;
+        }
+        if !parent {
+            self.push_named(TestCase::new(test.clone(), TestOutcome::Failed, duration));
+            self.failure = Some(Failure::new(test, indent, false, number));
+        }
         true
     }
 
@@ -315,6 +437,8 @@ fn unescape(name: &str) -> String {
 mod tests {
     use super::{TapResult, tap_result};
     use crate::parse::tests::{errors, parse};
+    use buildvise_plugin_api::ParseResult;
+    use buildvise_plugin_api::TestOutcome::{self, Failed, Passed, Skipped};
     use regex::Regex;
 
     #[test]
@@ -436,6 +560,111 @@ not ok 1 - math\n\
         assert_eq!(errs[0].test.as_deref(), Some("math > subtracts"));
         assert_eq!(errs[0].line, Some(10));
         assert_eq!(result.failed_tests, ["math > subtracts"]);
-        assert_eq!(result.summary.map(|s| s.total), Some(2));
+        assert_eq!(result.summary.as_ref().map(|s| s.total), Some(2));
+        assert_eq!(named(&result), [("math > adds", Passed, Some(500)), ("math > subtracts", Failed, Some(800))]);
+    }
+
+    fn named(result: &ParseResult) -> Vec<(&str, TestOutcome, Option<u64>)> {
+        result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect()
+    }
+
+    #[test]
+    fn tap_names_each_test_with_its_duration_but_not_the_describe_that_failed_through_it() {
+        let result = parse(TAP, 1);
+        assert_eq!(
+            named(&result),
+            [
+                ("math > adds", Passed, Some(500)),
+                ("math > subtracts", Failed, Some(700)),
+                ("math > later", Skipped, None)
+            ]
+        );
+    }
+
+    /// A passing describe and a test with a subtest, as Node 20 printed them: the describe is
+    /// no test, the test with a subtest is one (`# tests 3`).
+    const NESTED_TAP: &str = "TAP version 13\n\
+# Subtest: cart\n\
+\x20   # Subtest: starts empty\n\
+\x20   ok 1 - starts empty\n\
+\x20     ---\n\
+\x20     duration_ms: 0.995991\n\
+\x20     ...\n\
+\x20   1..1\n\
+ok 1 - cart\n\
+\x20 ---\n\
+\x20 duration_ms: 4.152948\n\
+\x20 type: 'suite'\n\
+\x20 ...\n\
+# Subtest: checkout\n\
+\x20   # Subtest: charges the card\n\
+\x20   ok 1 - charges the card\n\
+\x20     ---\n\
+\x20     duration_ms: 0.226497\n\
+\x20     ...\n\
+\x20   1..1\n\
+ok 2 - checkout\n\
+\x20 ---\n\
+\x20 duration_ms: 0.571831\n\
+\x20 ...\n\
+1..2\n\
+# tests 3\n\
+# suites 1\n\
+# pass 3\n\
+# fail 0\n\
+# cancelled 0\n\
+# skipped 0\n\
+# todo 0\n\
+# duration_ms 138.343213\n";
+
+    #[test]
+    fn tap_names_a_test_with_subtests_but_not_a_describe() {
+        let result = parse(NESTED_TAP, 0);
+        assert_eq!(
+            named(&result),
+            [
+                ("cart > starts empty", Passed, Some(995)),
+                ("checkout > charges the card", Passed, Some(226)),
+                ("checkout", Passed, Some(571)),
+            ]
+        );
+        assert_eq!(result.summary.map(|s| s.passed), Some(3));
+    }
+
+    #[test]
+    fn spec_names_passed_and_skipped_tests_under_their_suites() {
+        let log = "\u{25b6} cart\n\
+\x20 \u{2714} starts empty (1.622453ms)\n\
+\x20 \u{fe63} ships abroad (0.144154ms) # SKIP\n\
+\u{25b6} cart (9.375968ms)\n\
+\u{25b6} checkout\n\
+\x20 \u{2714} charges the card (0.247999ms)\n\
+\u{2714} checkout (0.620683ms)\n\
+\u{2139} tests 4\n\
+\u{2139} suites 1\n\
+\u{2139} pass 3\n\
+\u{2139} fail 0\n\
+\u{2139} cancelled 0\n\
+\u{2139} skipped 1\n\
+\u{2139} todo 0\n\
+\u{2139} duration_ms 198.568717\n";
+        let result = parse(log, 0);
+        assert_eq!(
+            named(&result),
+            [
+                ("cart > starts empty", Passed, Some(1622)),
+                ("cart > ships abroad", Skipped, Some(144)),
+                ("checkout > charges the card", Passed, Some(247)),
+                ("checkout", Passed, Some(620)),
+            ]
+        );
+    }
+
+    #[test]
+    fn results_the_counts_disagree_with_name_no_test() {
+        let short = NESTED_TAP.replace("# pass 3", "# pass 4");
+        assert!(parse(&short, 0).tests.is_empty());
+        let uncounted = NESTED_TAP.split("# tests").next().unwrap_or_default().to_string();
+        assert!(parse(&uncounted, 0).tests.is_empty());
     }
 }
