@@ -14,17 +14,30 @@
 //! come before the report, unindented: ts-jest's `ts-jest[module] (WARN) message` and babel's
 //! `WARNING (@babel/preset-env): message`. Under `--coverage` ts-jest without source maps gives
 //! stack lines of the instrumented code, past the end of a short file: such a line is dropped.
+//!
+//! With `--verbose`, or for a single test file, Jest prints each file's tests under its suite
+//! line: describe titles indented two spaces per level, and `✓ title (5 ms)`, `✕ title`,
+//! `○ skipped title`, `✎ todo title` (the time only when Jest measured a millisecond or more).
+//! A test is named with its describe titles joined as its failure's `●` header names it
+//! (`Suite > nested > title`). Names are kept only when the `Tests:` line counts as many passed
+//! and skipped tests as the tree named, so a tree broken by other output names none rather than
+//! some; and only when no JSON report (the one the plan asks for) named the tests already.
 
 use super::{bailed, counts_of, frames};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
-use buildvise_plugin_api::{Diagnostic, TestSummary, join_test_name};
+use buildvise_plugin_api::{Diagnostic, TestCase, TestCases, TestOutcome, TestSummary, join_test_name, millis_to_us};
 use buildvise_plugin_api::{Recogniser, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
 static BABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^SyntaxError: (?P<file>.+?): (?P<msg>.*) \((?P<line>\d+):(?P<col>\d+)\)$").expect("valid regex")
+});
+
+/// A test of the verbose tree: its mark, title, and milliseconds.
+static TREE_TEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\x{2713}|\x{2715}|\x{25cb} skipped|\x{270e} todo) (.+?)(?: \((\d+) ms\))?$").expect("valid regex")
 });
 
 const MAX_NOTES: usize = 3;
@@ -39,6 +52,14 @@ pub struct Jest {
     /// The test file of the last `FAIL` line.
     suite_file: Option<String>,
     block: Option<Block>,
+    /// Reading the tree under the last suite line.
+    in_tree: bool,
+    /// The describe titles above the tree line being read: (indentation, title).
+    describes: Vec<(usize, String)>,
+    /// The tests the trees named since the last `Tests:` line, waiting for its counts.
+    tree: Vec<TestCase>,
+    /// The tests of trees whose counts matched, named when the output ends.
+    named: Vec<TestCase>,
 }
 
 struct Block {
@@ -60,8 +81,9 @@ const BULLET: &str = "  \u{25cf} ";
 const SUMMARY: &str = "Summary of all failing tests";
 
 impl Recogniser<Sink> for Jest {
+    /// A tree's describe titles are any indented text: it reads every line until the tree ends.
     fn is_open(&self) -> bool {
-        self.block.is_some()
+        self.block.is_some() || self.in_tree
     }
 
     /// A failure's header, the bullet at its column (`feed` leaves one that names nothing to the
@@ -85,6 +107,7 @@ impl Recogniser<Sink> for Jest {
             && !title.is_empty()
         {
             self.flush(sink);
+            self.in_tree = false;
             if title == "Console" {
                 return true;
             }
@@ -117,7 +140,16 @@ impl Recogniser<Sink> for Jest {
             let suite_file = self.suite_file.get_or_insert_with(String::new);
             suite_file.clear();
             suite_file.push_str(path);
+            self.in_tree = true;
+            self.describes.clear();
             return true;
+        }
+        if self.in_tree {
+            // The tree is indented and ends at a blank or unindented line.
+            if ln.unindented.len() < text.len() && !ln.trimmed.is_empty() {
+                return self.tree_line(ln);
+            }
+            self.in_tree = false;
         }
         if let Some(counts) = trimmed.strip_prefix("Tests:") {
             self.flush(sink);
@@ -125,6 +157,11 @@ impl Recogniser<Sink> for Jest {
             let [passed, failed, skipped, todo, pending, total] = counts_of(counts, ',', words);
             let skipped = skipped.saturating_add(todo).saturating_add(pending);
             sink.add_summary(TestSummary::new(passed, failed, skipped, total));
+            let tree = std::mem::take(&mut self.tree);
+            let count = |outcome| tree.iter().filter(|t| t.outcome == outcome).count() as u64;
+            if count(TestOutcome::Passed) == passed && count(TestOutcome::Skipped) == skipped {
+                self.named.extend(tree);
+            }
             return true;
         }
         if let Some(counts) = trimmed.strip_prefix("Test Suites:") {
@@ -202,6 +239,52 @@ impl Recogniser<Sink> for Jest {
         }
         sink.push(diagnostic.with_log_range(block.start, block.end));
     }
+
+    /// The output ended and the JSON reports were applied: the trees name the tests when no
+    /// report did, a failure only as its `●` block named it.
+    fn finish(&mut self, sink: &mut Sink) {
+        self.flush(sink);
+        self.in_tree = false;
+        self.tree.clear();
+        let named = std::mem::take(&mut self.named);
+        if sink.report_named_tests {
+            return;
+        }
+        for test in named {
+            if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
+                sink.tests.push(&test.name, test.outcome, test.duration_us);
+            }
+        }
+    }
+}
+
+impl Jest {
+    /// A line of the tree: a describe's title, or a test under the describes indented less than
+    /// it. Only a test is taken: a describe title may be some other program's output.
+    fn tree_line(&mut self, ln: &Text<'_>) -> bool {
+        let indent = ln.text.len() - ln.unindented.len();
+        self.describes.retain(|(i, _)| *i < indent);
+        // Most indented lines are no test: the regex only runs on lines that start like one.
+        let marked = ln.unindented.starts_with(['\u{2713}', '\u{2715}', '\u{25cb}', '\u{270e}']);
+        let Some(caps) = marked.then(|| TREE_TEST.captures(ln.trimmed)).flatten() else {
+            self.describes.push((indent, ln.trimmed.to_string()));
+            return false;
+        };
+        let outcome = match &caps[1] {
+            "\u{2713}" => TestOutcome::Passed,
+            "\u{2715}" => TestOutcome::Failed,
+            _ => TestOutcome::Skipped,
+        };
+        // Bounded as `TestCases` is: past the cap the counts disagree with the tree, which then
+        // names nothing (failures are still reported by their blocks).
+        if self.tree.len() < TestCases::MAX {
+            let mut path: Vec<&str> = self.describes.iter().map(|(_, title)| title.as_str()).collect();
+            path.push(&caps[2]);
+            let duration = caps.get(3).and_then(|ms| millis_to_us(ms.as_str()));
+            self.tree.push(TestCase::new(join_test_name(&path), outcome, duration));
+        }
+        true
+    }
 }
 
 /// A warning a transformer prints before Jest's report: ts-jest's `ts-jest[ts-jest-transformer]
@@ -277,6 +360,7 @@ fn suites_not_run(counts: &str, sink: &mut Sink) {
 #[cfg(test)]
 mod tests {
     use crate::parse::tests::{errors, parse, parse_in, warnings};
+    use buildvise_plugin_api::TestOutcome;
 
     const JEST30: &str = "\n> kit@1.0.0 test\n> jest\n\n\
 FAIL test/users.test.js\n\
@@ -519,6 +603,109 @@ Tests:       1 failed, 1 total\n";
         let result = parse(&log.replace("LINE", "312"), 1);
         assert_eq!(errors(&result)[0].line, Some(312));
         std::fs::remove_dir_all(&cwd).expect("cleanup");
+    }
+
+    /// Jest 29.7.0 `--verbose` on luxon's localeWeek tests (one assertion broken, one test
+    /// skipped, one todo added), cut to a few tests of each kind.
+    const VERBOSE: &str = "FAIL test/datetime/localeWeek.test.js\n\
+\x20 \u{2713} startOf(week) with useLocaleWeeks adheres to the locale (28 ms)\n\
+\x20 \u{2713} endOf(week) with useLocaleWeeks handles crossing into the next year\n\
+\x20 localWeekNumber in locale de-DE\n\
+\x20   \u{2713} Jan  2 2012 should be week 1, year 2012 (1 ms)\n\
+\x20   \u{2715} Jan  8 2012 should be week 1, year 2012 (2 ms)\n\
+\x20 localWeekday in locale en-US\n\
+\x20   \u{2713} Sunday should be reported as the 1st day of the week\n\
+\x20   \u{25cb} skipped Monday should be reported as the 2nd day of the week\n\
+\x20   \u{270e} todo Sunday in locale ar-EG\n\
+\x20 weeksInLocalWeekYear\n\
+\x20   \u{2713} 2018 should have 53 weeks in en-US\n\
+\n\
+\x20 \u{25cf} localWeekNumber in locale de-DE \u{203a} Jan  8 2012 should be week 1, year 2012\n\
+\n\
+\x20   expect(received).toBe(expected) // Object.is equality\n\
+\n\
+\x20     at Object.toBe (test/datetime/localeWeek.test.js:109:32)\n\
+\n\
+PASS test/interval/parse.test.js\n\
+\x20 \u{2713} Interval.fromISO can parse a variety of ISO formats (8 ms)\n\
+\x20 Interval.fromISO defaults missing values in end to start\n\
+\x20   \u{2713} Gregorian, end just time (1 ms)\n\
+\n\
+Test Suites: 1 failed, 1 passed, 2 total\n\
+Tests:       1 failed, 1 skipped, 1 todo, 7 passed, 10 total\n";
+
+    fn named(result: &buildvise_plugin_api::ParseResult) -> Vec<(&str, TestOutcome, Option<u64>)> {
+        result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect()
+    }
+
+    #[test]
+    fn the_verbose_tree_names_every_test_as_its_failure_is_named() {
+        let result = parse(VERBOSE, 1);
+        assert_eq!(result.failed_tests, ["localWeekNumber in locale de-DE > Jan  8 2012 should be week 1, year 2012"]);
+        assert_eq!(
+            named(&result),
+            [
+                ("startOf(week) with useLocaleWeeks adheres to the locale", TestOutcome::Passed, Some(28_000)),
+                ("endOf(week) with useLocaleWeeks handles crossing into the next year", TestOutcome::Passed, None),
+                (
+                    "localWeekNumber in locale de-DE > Jan  2 2012 should be week 1, year 2012",
+                    TestOutcome::Passed,
+                    Some(1_000)
+                ),
+                (
+                    "localWeekNumber in locale de-DE > Jan  8 2012 should be week 1, year 2012",
+                    TestOutcome::Failed,
+                    Some(2_000)
+                ),
+                (
+                    "localWeekday in locale en-US > Sunday should be reported as the 1st day of the week",
+                    TestOutcome::Passed,
+                    None
+                ),
+                (
+                    "localWeekday in locale en-US > Monday should be reported as the 2nd day of the week",
+                    TestOutcome::Skipped,
+                    None
+                ),
+                ("localWeekday in locale en-US > Sunday in locale ar-EG", TestOutcome::Skipped, None),
+                ("weeksInLocalWeekYear > 2018 should have 53 weeks in en-US", TestOutcome::Passed, None),
+                ("Interval.fromISO can parse a variety of ISO formats", TestOutcome::Passed, Some(8_000)),
+                (
+                    "Interval.fromISO defaults missing values in end to start > Gregorian, end just time",
+                    TestOutcome::Passed,
+                    Some(1_000)
+                ),
+            ]
+        );
+        // The text answer is the same as without the tree.
+        assert_eq!(errors(&result).len(), 1);
+    }
+
+    #[test]
+    fn a_tree_the_counts_do_not_match_names_no_test() {
+        let result = parse(&VERBOSE.replace("7 passed, 10 total", "8 passed, 11 total"), 1);
+        assert!(result.tests.is_empty(), "{:?}", result.tests);
+        assert_eq!(result.summary.map(|s| s.passed), Some(8));
+    }
+
+    /// The JSON report the plan asks for names the tests: the tree would name them again.
+    #[test]
+    fn a_json_report_names_the_tests_instead_of_the_tree() {
+        let report = r#"{"numFailedTests":0,"numPassedTests":1,"numTotalTests":1,"testResults":[{"name":"/srv/a.test.js","status":"passed","assertionResults":[{"ancestorTitles":[],"title":"one","status":"passed","failureMessages":[]}]}]}"#;
+        let log = format!("PASS test/a.test.js\n  \u{2713} one (3 ms)\n\nTests:       1 passed, 1 total\n{report}\n");
+        let result = parse(&log, 0);
+        assert_eq!(named(&result), [("one", TestOutcome::Passed, None)]);
+    }
+
+    /// Without `--verbose`, several files print their suite lines only, and console output
+    /// under them is no test.
+    #[test]
+    fn suite_lines_alone_name_no_test() {
+        let log =
+            "PASS test/a.test.js\n  console.log\n    hello\n\nPASS test/b.test.js\nTests:       2 passed, 2 total\n";
+        let result = parse(log, 0);
+        assert!(result.tests.is_empty(), "{:?}", result.tests);
+        assert_eq!(result.summary.map(|s| s.passed), Some(2));
     }
 
     #[test]

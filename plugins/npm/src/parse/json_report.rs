@@ -175,6 +175,7 @@ fn name(sink: &mut Sink, assertion: &Assertion) {
     let duration_us =
         assertion.duration.filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| (ms * 1000.0).round() as u64);
     sink.tests.push(&join_test_name(&names), outcome, duration_us);
+    sink.report_named_tests = true;
 }
 
 /// The first line of a failure message, without the `Error: ` that Jest adds to matcher errors.

@@ -47,8 +47,11 @@ pub struct Sink {
     stopped_early: Vec<String>,
     /// One-line JSON reports (Jest's, Vitest's `--json`), applied when the output ends.
     pub reports: Vec<super::json_report::Report>,
-    /// Every test a JSON report names, for reports (`--format junit`).
+    /// Every test a JSON report or a runner's text names, for reports (`--format junit`).
     pub tests: buildvise_plugin_api::TestCases,
+    /// A JSON report named tests: a text that names them too (Jest's and Vitest's trees) would
+    /// count each twice.
+    pub report_named_tests: bool,
 }
 
 impl Sink {
@@ -66,6 +69,7 @@ impl Sink {
             stopped_early: Vec::new(),
             reports: Vec::new(),
             tests: buildvise_plugin_api::TestCases::new(),
+            report_named_tests: false,
         }
     }
 

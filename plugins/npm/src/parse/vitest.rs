@@ -17,17 +17,26 @@
 //! a frame. A test environment that cannot load fails every file the same way: Vitest 4 reports
 //! `Failed to start forks worker for test files /abs/a.ts.` with the exception under
 //! `Caused by:`, once per file; the answer is that exception, once, with the files it hit.
+//!
+//! The verbose reporter (`--reporter=verbose`, Vitest 3) prints every test, one space in:
+//! `✓ test/a.ts > suite > title 2ms`, `× …` for a failure, `↓ …` skipped or todo, the project's
+//! label before the file. A test is named as its failure's header names it, after the file
+//! (`suite > title`). Names are kept only when the `Tests` line counts as many passed and skipped
+//! tests as the lines named, so output that broke the list names none rather than some; and only
+//! when no JSON report (the one the plan asks for) named the tests already.
 
 use super::vite::{is_code, located};
 use super::{bailed, counts_of, frames};
 use crate::parse::diff::{self, Diff};
 use crate::parse::sink::Sink;
-use buildvise_plugin_api::{Diagnostic, TestSummary};
+use buildvise_plugin_api::{Diagnostic, TestCase, TestCases, TestOutcome, TestSummary, millis_to_us};
 use buildvise_plugin_api::{Recogniser, Text, Wants};
 use regex::Regex;
 use std::sync::LazyLock;
 
 static DURATION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+\d+(?:\.\d+)?m?s$").expect("valid regex"));
+/// The time the verbose reporter puts after a test: whole milliseconds.
+static VERBOSE_TIME: LazyLock<Regex> = LazyLock::new(|| Regex::new(r" (\d+)ms$").expect("valid regex"));
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Section {
@@ -54,6 +63,10 @@ pub struct Vitest {
     unstarted: Vec<Unstarted>,
     /// The run's root from the `RUN` line, which the worker errors' absolute paths start with.
     root: String,
+    /// The tests the verbose reporter named since the last `Tests` line, waiting for its counts.
+    tree: Vec<TestCase>,
+    /// The tests of lists whose counts matched, named when the output ends.
+    named: Vec<TestCase>,
 }
 
 /// One exception that kept workers from starting, and the test files it hit.
@@ -100,6 +113,8 @@ impl Default for Vitest {
             reported: Vec::new(),
             unstarted: Vec::new(),
             root: String::new(),
+            tree: Vec::new(),
+            named: Vec::new(),
         }
     }
 }
@@ -107,7 +122,7 @@ impl Default for Vitest {
 /// How the lines read outside a block start: a section's separator, a header, the RUN line, the
 /// counts, the rest of the summary, and the tree's failed tests with their messages.
 /// What the lines Vitest starts a block or a summary with start with, after their indentation.
-const STARTS: [&str; 12] = [
+const STARTS: [&str; 14] = [
     "\u{23af}",
     "FAIL ",
     "RUN  v",
@@ -120,6 +135,8 @@ const STARTS: [&str; 12] = [
     SUMMARY_LINES[4],
     "\u{00d7} ",
     "\u{2192} ",
+    "\u{2713} ",
+    "\u{2193} ",
 ];
 
 impl Recogniser<Sink> for Vitest {
@@ -169,6 +186,11 @@ impl Recogniser<Sink> for Vitest {
             } else if tests_not_run > 0 {
                 sink.stopped_early(bailed(counts.failed, failed, tests_not_run, ("test", "tests")));
             }
+            let tree = std::mem::take(&mut self.tree);
+            let count = |outcome| tree.iter().filter(|t| t.outcome == outcome).count() as u64;
+            if count(TestOutcome::Passed) == counts.passed && count(TestOutcome::Skipped) == counts.skipped {
+                self.named.extend(tree);
+            }
             sink.add_summary(counts);
             return true;
         }
@@ -180,6 +202,17 @@ impl Recogniser<Sink> for Vitest {
         // The rest of stdout's summary says nothing to keep, and landing in a block before its
         // message it would read as the message.
         if SUMMARY_LINES.iter().any(|label| trimmed.starts_with(label)) {
+            return true;
+        }
+        // The list is stdout's: in a combined log it may land inside a block of stderr's.
+        if let Some((outcome, name, duration)) = verbose_test(ln) {
+            if outcome == TestOutcome::Failed && self.block.is_none() {
+                self.crossed.push((name.clone(), String::new(), ln.number));
+            }
+            // Bounded as `TestCases` is: past the cap the counts disagree, and nothing is named.
+            if self.tree.len() < TestCases::MAX {
+                self.tree.push(TestCase::new(name, outcome, duration));
+            }
             return true;
         }
         if self.block.is_none() {
@@ -284,7 +317,41 @@ impl Recogniser<Sink> for Vitest {
         self.flush(sink);
         self.add_unstarted(sink);
         self.add_unreported(sink);
+        self.tree.clear();
+        let named = std::mem::take(&mut self.named);
+        if sink.report_named_tests {
+            return;
+        }
+        for test in named {
+            // A failure is named as a block (or the list's `×` line) reported it.
+            if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
+                sink.tests.push(&test.name, test.outcome, test.duration_us);
+            }
+        }
     }
+}
+
+/// A test of the verbose reporter's list, one space in: ` ✓ test/a.ts > suite > title 2ms`,
+/// with the project's label before the file; named without the file, as a block's header names
+/// it. The default reporter's lines are deeper and name no file; its file lines name no test.
+fn verbose_test(ln: &Text<'_>) -> Option<(TestOutcome, String, Option<u64>)> {
+    if ln.text.len() - ln.unindented.len() != 1 {
+        return None;
+    }
+    let mut chars = ln.trimmed.chars();
+    let outcome = match chars.next()? {
+        '\u{2713}' => TestOutcome::Passed,
+        '\u{00d7}' => TestOutcome::Failed,
+        '\u{2193}' => TestOutcome::Skipped,
+        _ => return None,
+    };
+    let line = chars.as_str().strip_prefix(' ')?;
+    let (_, name) = without_label(line).split_once(" > ")?;
+    let (name, duration) = match VERBOSE_TIME.captures(name) {
+        Some(caps) => (&name[..caps.get(0).map_or(name.len(), |m| m.start())], millis_to_us(&caps[1])),
+        None => (name, None),
+    };
+    Some((outcome, name.to_string(), duration))
 }
 
 impl Vitest {
@@ -488,6 +555,65 @@ TypeError: invalid priority\n\
 \x20\u{276f} tests/queue.test.ts:34:50\n\
 \n\
 \u{23af}\u{23af}\u{23af}[2/2]\u{23af}\n\n";
+
+    /// Vitest 3.2.7 `--reporter=verbose` on defu's tests (one assertion broken, one test
+    /// skipped), cut to a few tests; node:test's TAP lines come from a test file that imports
+    /// `describe` from it.
+    const VERBOSE_STDOUT: &str = "\n RUN  v3.2.7 /home/dev/src/defu\n\n\
+\x20\u{2713} test/defu.test.ts > defu > should copy only missing properties defaults 1ms\n\
+\x20\u{00d7} test/defu.test.ts > defu > should copy nested values 7ms\n\
+\x20  \u{2192} expected { a: { d: 'e', b: 'c' } } to deeply equal { a: { b: 'c', d: 'f' } }\n\
+\x20\u{2193} test/defu.test.ts > defu > multi defaults\n\
+TAP version 13\n\
+# Subtest: isPlainObject\n\
+ok 1 - isPlainObject\n\
+\x20 ---\n\
+\x20 duration_ms: 2.079704\n\
+\x20 type: 'suite'\n\
+\x20 ...\n\
+\x20\u{2713} test/utils.test.ts > plain objects 1ms\n\
+\n\
+\x20Test Files  1 failed | 1 passed (2)\n\
+\x20     Tests  1 failed | 2 passed | 1 skipped (4)\n";
+
+    const VERBOSE_STDERR: &str = "\n\u{23af}\u{23af}\u{23af} Failed Tests 1 \u{23af}\u{23af}\u{23af}\n\n\
+\x20FAIL  test/defu.test.ts > defu > should copy nested values\n\
+AssertionError: expected { a: { d: 'e', b: 'c' } } to deeply equal { a: { b: 'c', d: 'f' } }\n\
+\x20\u{276f} test/defu.test.ts:28:20\n\
+\n\
+\u{23af}\u{23af}\u{23af}[1/1]\u{23af}\n\n";
+
+    #[test]
+    fn the_verbose_list_names_every_test_without_its_file() {
+        use buildvise_plugin_api::TestOutcome;
+        let result = parse_split(VERBOSE_STDOUT, VERBOSE_STDERR, 1);
+        // Named once, as the header names it: not again with its file from the `×` line.
+        assert_eq!(result.failed_tests, ["defu > should copy nested values"]);
+        assert_eq!(errors(&result).len(), 1);
+        let named: Vec<_> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect();
+        assert_eq!(
+            named,
+            [
+                ("defu > should copy only missing properties defaults", TestOutcome::Passed, Some(1_000)),
+                ("defu > should copy nested values", TestOutcome::Failed, Some(7_000)),
+                ("defu > multi defaults", TestOutcome::Skipped, None),
+                ("plain objects", TestOutcome::Passed, Some(1_000)),
+            ]
+        );
+        let miscounted = VERBOSE_STDOUT.replace("2 passed | 1 skipped (4)", "3 passed | 1 skipped (5)");
+        assert!(parse_split(&miscounted, VERBOSE_STDERR, 1).tests.is_empty());
+    }
+
+    /// The default reporter's lines under a failed file name no file and are not read as the
+    /// verbose list's; its file lines name no test.
+    #[test]
+    fn the_default_reporter_names_no_test() {
+        let result = parse_split(STDOUT, STDERR, 1);
+        assert!(result.tests.is_empty(), "{:?}", result.tests);
+        let log =
+            " \u{2713} test/utils.test.ts (2 tests) 3ms\n\n Test Files  1 passed (1)\n      Tests  2 passed (2)\n";
+        assert!(parse(log, 0).tests.is_empty());
+    }
 
     #[test]
     fn failed_tests_from_the_detail_section() {
