@@ -16,6 +16,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 const TARGET: &str = "x86_64-pc-windows-gnu";
@@ -74,22 +75,36 @@ impl Windows {
     }
 }
 
-/// Unpacks the packages (once), points what Debian's installation would set up at the unpacked
-/// files, and makes the prefix; None, after a skip, when this machine cannot.
-fn provision() -> Option<Windows> {
-    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
-        skip("Debian's Wine and mingw-w64 are unpacked for x86_64 Linux only");
-        return None;
+/// The tools and the prefix, made once for this test process: its tests run at once, and two
+/// `wineboot`s making one prefix remove each other's server. None, after a skip, when this
+/// machine cannot.
+fn provision() -> Option<&'static Windows> {
+    static WINDOWS: OnceLock<Result<Windows, String>> = OnceLock::new();
+    match WINDOWS.get_or_init(prepare) {
+        Ok(windows) => Some(windows),
+        Err(why) => {
+            skip(why);
+            None
+        }
     }
-    let sysroot = Command::new("rustc").args(["--print", "target-libdir", "--target", TARGET]).output().ok()?;
+}
+
+/// Unpacks the packages (once), points what Debian's installation would set up at the unpacked
+/// files, and makes the prefix; or why this machine cannot.
+fn prepare() -> Result<Windows, String> {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        return Err("Debian's Wine and mingw-w64 are unpacked for x86_64 Linux only".to_string());
+    }
+    let sysroot = Command::new("rustc")
+        .args(["--print", "target-libdir", "--target", TARGET])
+        .output()
+        .map_err(|e| format!("rustc cannot be run: {e}"))?;
     let libdir = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
     if !sysroot.status.success() || !libdir.is_dir() {
-        skip(&format!("the Rust target {TARGET} is not installed: rustup target add {TARGET}"));
-        return None;
+        return Err(format!("the Rust target {TARGET} is not installed: rustup target add {TARGET}"));
     }
     let Some(debian) = debian_packages("windows", PACKAGES) else {
-        skip("no apt-get and dpkg to fetch Debian's Wine and mingw-w64");
-        return None;
+        return Err("no apt-get and dpkg to fetch Debian's Wine and mingw-w64".to_string());
     };
     let gcc = debian.join("usr/bin/x86_64-w64-mingw32-gcc-win32");
     let wine = debian.join("usr/lib/wine/wine64");
@@ -132,7 +147,7 @@ fn provision() -> Option<Windows> {
         let unpacked = windows.debian.join("usr/x86_64-w64-mingw32/lib/zlib1.dll");
         std::fs::copy(&unpacked, &zlib).unwrap_or_else(|e| panic!("copy {}: {e}", unpacked.display()));
     }
-    Some(windows)
+    Ok(windows)
 }
 
 /// `cargo test -p buildvise-engine` for Windows, its test programs run by Wine.
