@@ -250,11 +250,7 @@ impl Recogniser<Sink> for Jest {
         if sink.report_named_tests {
             return;
         }
-        for test in named {
-            if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
-                sink.tests.push(&test.name, test.outcome, test.duration_us);
-            }
-        }
+        sink.name_tests(named);
     }
 }
 

@@ -175,12 +175,7 @@ impl Mocha {
 
     /// Names the tests of the trees whose summaries were read, after their failure blocks.
     fn name_tests(&mut self, sink: &mut Sink) {
-        for test in std::mem::take(&mut self.named) {
-            // A failure is named as its block named it; a hook's failure in the tree names none.
-            if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
-                sink.tests.push(&test.name, test.outcome, test.duration_us);
-            }
-        }
+        sink.name_tests(std::mem::take(&mut self.named));
     }
 
     /// A line of the tree before the summary: a suite's title, or a test under the suites

@@ -134,17 +134,8 @@ impl Recogniser<Sink> for NodeTest {
             sink.add_summary(TestSummary::new(get(pass), failed, skipped, tests));
             let count = |outcome| named.iter().filter(|t: &&TestCase| t.outcome == outcome).count() as u64;
             if count(TestOutcome::Passed) == get(pass) && count(TestOutcome::Skipped) == skipped {
-                name_tests(named, sink);
+                sink.name_tests(named);
             }
-        }
-    }
-}
-
-/// Puts the tests a run named into the sink; a failure only as its diagnostic named it.
-fn name_tests(named: Vec<TestCase>, sink: &mut Sink) {
-    for test in named {
-        if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
-            sink.tests.push(&test.name, test.outcome, test.duration_us);
         }
     }
 }

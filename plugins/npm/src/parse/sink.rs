@@ -122,6 +122,17 @@ impl Sink {
         self.failed_seen.contains(name)
     }
 
+    /// Names the tests a runner's text named (mocha, `node --test`, Jest, Vitest): a failure only
+    /// as its failure block named it, so a hook's failure or a parent failing through its
+    /// children adds no case of its own.
+    pub fn name_tests(&mut self, named: Vec<buildvise_plugin_api::TestCase>) {
+        for test in named {
+            if test.outcome != buildvise_plugin_api::TestOutcome::Failed || self.has_failed_test(&test.name) {
+                self.tests.push(&test.name, test.outcome, test.duration_us);
+            }
+        }
+    }
+
     pub fn has_summary(&self) -> bool {
         self.summary.is_some()
     }

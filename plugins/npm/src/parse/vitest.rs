@@ -322,12 +322,8 @@ impl Recogniser<Sink> for Vitest {
         if sink.report_named_tests {
             return;
         }
-        for test in named {
-            // A failure is named as a block (or the list's `×` line) reported it.
-            if test.outcome != TestOutcome::Failed || sink.has_failed_test(&test.name) {
-                sink.tests.push(&test.name, test.outcome, test.duration_us);
-            }
-        }
+        // A failure is named as a block (or the list's `×` line) reported it.
+        sink.name_tests(named);
     }
 }
 
