@@ -181,6 +181,12 @@ fn bun_test_runs_bun_and_reports_its_own_test_runners_failure() {
     run.expect_code(1);
     let id = common::header_id(&run);
     insta::assert_snapshot!("bun_test", stable(&run.text(), &id, &p.dir).replace(&first, "<first>"));
+    // bun's result lines name both tests, each with its time, for the JUnit report.
+    let report = p.sb.run(["log", &id, "--format", "junit"]);
+    let cases = common::junit_cases(&report.text());
+    let named: Vec<(&str, &str)> = cases.iter().map(|(name, _, inner)| (name.as_str(), inner.as_str())).collect();
+    assert_eq!(named, [("adds the prices", ""), ("applies the discount", "failure")], "{report}");
+    assert!(cases.iter().all(|(_, time, _)| time.parse::<f64>().is_ok()), "{report}");
 }
 
 /// `npm.build` runs the `build` script with the project's manager: the one error is the script's

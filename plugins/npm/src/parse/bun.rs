@@ -2,10 +2,11 @@
 //! path:line:col` below it, where `error: script "x" exited with code N` only wraps a failing
 //! script; and `bun test`'s report: a `path:` line per test file, an error block per failure
 //! closed by `(fail) name [time]`, and the counts ` 2 pass`, ` 1 fail`, `Ran 4 tests across 2
-//! files.`.
+//! files.`. Each test's result line, `(pass) name [0.02ms]`, `(fail)`, `(skip)` or `(todo)`,
+//! names it for the reports, with its time.
 
 use crate::parse::sink::Sink;
-use buildvise_plugin_api::{Diagnostic, LogRange, Recogniser, TestSummary, Text, Wants};
+use buildvise_plugin_api::{Diagnostic, LogRange, Recogniser, TestOutcome, TestSummary, Text, Wants, millis_to_us};
 
 const MAX_NOTES: usize = 3;
 
@@ -44,15 +45,21 @@ impl Recogniser<Sink> for Bun {
             return true;
         }
         if let Some(name) = text.strip_prefix("(fail) ") {
-            let name = strip_time(name);
+            let (name, us) = timed(name);
             sink.failed_test(name);
+            sink.tests.push(name, TestOutcome::Failed, us);
             if let Some(open) = self.open.take() {
                 sink.push(open.with_test(name));
             }
             return true;
         }
-        if ["(pass) ", "(skip) ", "(todo) "].iter().any(|p| text.starts_with(p)) {
+        let passed = text.strip_prefix("(pass) ").map(|name| (name, TestOutcome::Passed));
+        let skipped =
+            || ["(skip) ", "(todo) "].iter().find_map(|p| text.strip_prefix(p)).map(|n| (n, TestOutcome::Skipped));
+        if let Some((name, outcome)) = passed.or_else(skipped) {
             self.flush(sink);
+            let (name, us) = timed(name);
+            sink.tests.push(name, outcome, us);
             return true;
         }
         if let Some(rest) = text.strip_prefix("Ran ")
@@ -111,11 +118,12 @@ fn count(text: &str) -> Option<(usize, u64)> {
     COUNTS.iter().position(|word| &rest[digits..] == *word).map(|i| (i, n))
 }
 
-/// `adds up [0.27ms]` without its time.
-fn strip_time(name: &str) -> &str {
+/// `adds up [0.27ms]`: the name without its time, and the time in µs when it is in
+/// milliseconds, the unit bun was seen printing.
+fn timed(name: &str) -> (&str, Option<u64>) {
     match name.rsplit_once(" [") {
-        Some((name, time)) if time.ends_with("ms]") || time.ends_with("s]") => name,
-        _ => name,
+        Some((name, time)) if time.ends_with("s]") => (name, time.strip_suffix("ms]").and_then(millis_to_us)),
+        _ => (name, None),
     }
 }
 

@@ -3,7 +3,7 @@
 //! the folder they ran in written `/home/dev/src`).
 
 use super::tests::{errors, parse, warnings};
-use buildvise_plugin_api::ParseResult;
+use buildvise_plugin_api::{ParseResult, TestOutcome};
 
 fn captured(name: &str, exit_code: i32) -> ParseResult {
     let path = format!("{}/fixtures/managers/{name}.log", env!("CARGO_MANIFEST_DIR"));
@@ -89,6 +89,16 @@ fn bun_errors_with_notes_and_its_test_report() {
     let summary = result.summary.clone().expect("bun test's counts");
     assert_eq!((summary.passed, summary.failed, summary.total), (2, 2, 4));
     assert_eq!(result.failed_tests, ["adds up", "adds"]);
+    let named: Vec<_> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect();
+    assert_eq!(
+        named,
+        [
+            ("adds up", TestOutcome::Failed, Some(270)),
+            ("fine", TestOutcome::Passed, Some(20)),
+            ("adds", TestOutcome::Failed, Some(21_330)),
+            ("ok", TestOutcome::Passed, Some(140)),
+        ]
+    );
     let error = errors(&result)[0];
     assert_eq!(error.message, "expect(received).toBe(expected)");
     assert_eq!((error.file.as_deref(), error.line), (Some("/home/dev/src/b1/test/b.test.js"), Some(2)));
