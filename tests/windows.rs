@@ -177,7 +177,7 @@ fn cargo_for_windows(windows: &Windows, target_dir: &Path, args: &[&str]) -> std
 #[test]
 fn the_engine_s_tests_pass_on_windows_under_wine() {
     let Some(windows) = provision() else { return };
-    let out = cargo_test_under_wine(&windows, &root().join("target/windows"));
+    let out = cargo_test_under_wine(windows, &root().join("target/windows"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the engine's tests under Wine failed ({}):\n{stdout}\n{stderr}", out.status);
@@ -217,7 +217,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
         &["build", "-p", "buildvise", "-p", "buildvise-plugin-toolchains"][..],
         &["build", "-p", "buildvise-engine", "--example", "run_child"][..],
     ] {
-        let out = cargo_for_windows(&windows, &target_dir, args);
+        let out = cargo_for_windows(windows, &target_dir, args);
         assert!(out.status.success(), "cargo {args:?} for Windows failed:\n{}", String::from_utf8_lossy(&out.stderr));
     }
     let debug = target_dir.join(TARGET).join("debug");
@@ -236,7 +236,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
     )
     .expect("write buildvise.toml");
 
-    let formats = buildvise(&windows, &debug, &state, &project).args(["list", "--formats"]).output().expect("list");
+    let formats = buildvise(windows, &debug, &state, &project).args(["list", "--formats"]).output().expect("list");
     let listed = String::from_utf8_lossy(&formats.stdout);
     assert!(
         formats.status.success() && listed.lines().any(|l| l.starts_with("gcc ")),
@@ -245,7 +245,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
     );
 
     let exec =
-        buildvise(&windows, &debug, &state, &project).args(["exec", "child.lines", "--json"]).output().expect("exec");
+        buildvise(windows, &debug, &state, &project).args(["exec", "child.lines", "--json"]).output().expect("exec");
     let answer: Value = serde_json::from_slice(&exec.stdout).unwrap_or_else(|e| {
         panic!(
             "exec answered no JSON ({e}):\n{}\n{}",
@@ -256,7 +256,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
     assert_eq!(exec.status.code(), Some(3), "the tool's exit code: {answer}");
     assert_eq!(answer["exitCode"], 3, "{answer}");
     let id = common::run_id(&answer);
-    let log = buildvise(&windows, &debug, &state, &project).args(["log", &id, "--raw"]).output().expect("log");
+    let log = buildvise(windows, &debug, &state, &project).args(["log", &id, "--raw"]).output().expect("log");
     let lines: Vec<String> = String::from_utf8_lossy(&log.stdout).lines().map(|l| l.trim_end().to_string()).collect();
     for line in ["out 1", "out 2", "err 1", "err 2"] {
         assert!(lines.iter().any(|l| l.ends_with(line)), "{line} in the stored log: {lines:?}");
@@ -264,7 +264,7 @@ fn the_binary_loads_a_plugin_dll_runs_a_tool_and_serves_over_stdio_under_wine() 
 
     // `serve` over stdio: a session, the tool listed, the same run over MCP, and the end of stdin
     // ends the server.
-    let mut server = buildvise(&windows, &debug, &state, &project)
+    let mut server = buildvise(windows, &debug, &state, &project)
         .arg("serve")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
