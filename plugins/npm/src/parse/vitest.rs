@@ -18,7 +18,7 @@
 //! `Failed to start forks worker for test files /abs/a.ts.` with the exception under
 //! `Caused by:`, once per file; the answer is that exception, once, with the files it hit.
 //!
-//! The verbose reporter (`--reporter=verbose`, Vitest 3) prints every test, one space in:
+//! The verbose reporter (`--reporter=verbose`, Vitest 3 and 4 alike) prints every test, one space in:
 //! `✓ test/a.ts > suite > title 2ms`, `× …` for a failure, `↓ …` skipped or todo, the project's
 //! label before the file. A test is named as its failure's header names it, after the file
 //! (`suite > title`). Names are kept only when the `Tests` line counts as many passed and skipped
