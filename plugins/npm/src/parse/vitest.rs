@@ -18,12 +18,12 @@
 //! `Failed to start forks worker for test files /abs/a.ts.` with the exception under
 //! `Caused by:`, once per file; the answer is that exception, once, with the files it hit.
 //!
-//! The verbose reporter (`--reporter=verbose`, Vitest 3 and 4 alike) prints every test, one space in:
-//! `✓ test/a.ts > suite > title 2ms`, `× …` for a failure, `↓ …` skipped or todo, the project's
-//! label before the file. A test is named as its failure's header names it, after the file
-//! (`suite > title`). Names are kept only when the `Tests` line counts as many passed and skipped
-//! tests as the lines named, so output that broke the list names none rather than some; and only
-//! when no JSON report (the one the plan asks for) named the tests already.
+//! The verbose reporter (`--reporter=verbose`, Vitest 3 and 4 alike) prints every test, one
+//! space in: `✓ test/a.ts > suite > title 2ms`, `× …` for a failure, `↓ …` skipped or todo, the
+//! project's label before the file. A test is named as its failure's header names it, after the
+//! file (`suite > title`). Names are kept only when the `Tests` line counts as many passed and
+//! skipped tests as the lines named, so output that broke the list names none rather than some;
+//! and only when no JSON report (the one the plan asks for) named the tests already.
 
 use super::vite::{is_code, located};
 use super::{bailed, counts_of, frames};
