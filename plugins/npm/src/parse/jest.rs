@@ -355,7 +355,7 @@ fn suites_not_run(counts: &str, sink: &mut Sink) {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::tests::{errors, parse, parse_in, warnings};
+    use crate::parse::tests::{errors, named, parse, parse_in, warnings};
     use buildvise_plugin_api::TestOutcome;
 
     const JEST30: &str = "\n> kit@1.0.0 test\n> jest\n\n\
@@ -629,10 +629,6 @@ PASS test/interval/parse.test.js\n\
 \n\
 Test Suites: 1 failed, 1 passed, 2 total\n\
 Tests:       1 failed, 1 skipped, 1 todo, 7 passed, 10 total\n";
-
-    fn named(result: &buildvise_plugin_api::ParseResult) -> Vec<(&str, TestOutcome, Option<u64>)> {
-        result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect()
-    }
 
     #[test]
     fn the_verbose_tree_names_every_test_as_its_failure_is_named() {

@@ -2,7 +2,7 @@
 //! on small projects broken on purpose (`plugins/npm/fixtures/managers/`, stdout then stderr;
 //! the folder they ran in written `/home/dev/src`).
 
-use super::tests::{errors, parse, warnings};
+use super::tests::{errors, named, parse, warnings};
 use buildvise_plugin_api::{ParseResult, TestOutcome};
 
 fn captured(name: &str, exit_code: i32) -> ParseResult {
@@ -89,9 +89,8 @@ fn bun_errors_with_notes_and_its_test_report() {
     let summary = result.summary.clone().expect("bun test's counts");
     assert_eq!((summary.passed, summary.failed, summary.total), (2, 2, 4));
     assert_eq!(result.failed_tests, ["adds up", "adds"]);
-    let named: Vec<_> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect();
     assert_eq!(
-        named,
+        named(&result),
         [
             ("adds up", TestOutcome::Failed, Some(270)),
             ("fine", TestOutcome::Passed, Some(20)),

@@ -233,6 +233,11 @@ pub mod tests {
         result.diagnostics.iter().filter(|d| d.severity == Severity::Warning).collect()
     }
 
+    /// The tests a result names: name, outcome and time, in order.
+    pub fn named(result: &ParseResult) -> Vec<(&str, buildvise_plugin_api::TestOutcome, Option<u64>)> {
+        result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect()
+    }
+
     #[test]
     fn a_summary_counts_each_word_once_wherever_and_however_its_item_is_spaced() {
         let words = ["passed", "failed", "skipped"];

@@ -427,9 +427,8 @@ fn unescape(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{TapResult, tap_result};
-    use crate::parse::tests::{errors, parse};
-    use buildvise_plugin_api::ParseResult;
-    use buildvise_plugin_api::TestOutcome::{self, Failed, Passed, Skipped};
+    use crate::parse::tests::{errors, named, parse};
+    use buildvise_plugin_api::TestOutcome::{Failed, Passed, Skipped};
     use regex::Regex;
 
     #[test]
@@ -553,10 +552,6 @@ not ok 1 - math\n\
         assert_eq!(result.failed_tests, ["math > subtracts"]);
         assert_eq!(result.summary.as_ref().map(|s| s.total), Some(2));
         assert_eq!(named(&result), [("math > adds", Passed, Some(500)), ("math > subtracts", Failed, Some(800))]);
-    }
-
-    fn named(result: &ParseResult) -> Vec<(&str, TestOutcome, Option<u64>)> {
-        result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect()
     }
 
     #[test]

@@ -523,7 +523,7 @@ fn summary(counts: &str) -> TestSummary {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::tests::{errors, parse, parse_in, parse_split};
+    use crate::parse::tests::{errors, named, parse, parse_in, parse_split};
 
     const STDOUT: &str = "\n> q@0.4.0 test\n> vitest run\n\n\n RUN  v3.2.7 /srv/q\n\n\
 \x20\u{276f} tests/queue.test.ts (5 tests | 2 failed | 1 skipped) 18ms\n\
@@ -586,9 +586,8 @@ AssertionError: expected { a: { d: 'e', b: 'c' } } to deeply equal { a: { b: 'c'
         // Named once, as the header names it: not again with its file from the `×` line.
         assert_eq!(result.failed_tests, ["defu > should copy nested values"]);
         assert_eq!(errors(&result).len(), 1);
-        let named: Vec<_> = result.tests.iter().map(|t| (t.name.as_str(), t.outcome, t.duration_us)).collect();
         assert_eq!(
-            named,
+            named(&result),
             [
                 ("defu > should copy only missing properties defaults", TestOutcome::Passed, Some(1_000)),
                 ("defu > should copy nested values", TestOutcome::Failed, Some(7_000)),
