@@ -44,7 +44,7 @@ pub use collect::{DiagnosticSet, TestCases, join_test_name, millis_to_us, second
 pub use paths::{cache_dir, is_absolute, lexical, relative_to, split_location};
 pub use plugin::{Parser, Plugin};
 pub use prefixes::PrefixSet;
-pub use programs::{find_program, program_extensions, program_on_path};
+pub use programs::{find_program, program_extensions};
 pub use recognise::{Head, LineTest, MAX_RECOGNISERS, Recogniser, Recognisers, Text, Wants};
 pub use text::{clip, occurrences};
 pub use types::*;

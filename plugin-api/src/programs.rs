@@ -9,14 +9,6 @@ use std::path::{Path, PathBuf};
 /// PATHEXT when the environment has none, as Windows' own shell assumes.
 const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD";
 
-/// Where `program` is on this process's PATH, as the platform's shell would find it; None when
-/// it is nowhere, or when it names a directory of its own (`./x`, `C:\x\y.exe`), which is not
-/// looked up.
-pub fn program_on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    find_program(program, &path, &program_extensions())
-}
-
 /// The extensions a bare name is tried with here: PATHEXT's on Windows, none elsewhere.
 pub fn program_extensions() -> Vec<String> {
     if !cfg!(windows) {

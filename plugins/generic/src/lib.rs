@@ -20,7 +20,10 @@ pub struct GenericPlugin;
 
 impl Plugin for GenericPlugin {
     fn manifest(&self) -> Manifest {
-        let on_path = |program: &str| buildvise_plugin_api::program_on_path(program).is_some();
+        // PATH and the extensions read once for every tool's program.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let extensions = buildvise_plugin_api::program_extensions();
+        let on_path = |program: &str| buildvise_plugin_api::find_program(program, &path, &extensions).is_some();
         Manifest::new("generic", env!("CARGO_PKG_VERSION"), plan::tools(on_path)).with_formats(parse::formats())
     }
 
